@@ -1,0 +1,37 @@
+# Lingix Memory: `make run` serves admin + API + scheduler, `make test` runs the suite.
+# Both work on a fresh Debian 12 machine with Python 3.11 and no API keys.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+# Embedded defaults: SQLite, the bundled embedder and the offline judge.
+export MEMORY_LLM_PROVIDER ?= offline
+
+.PHONY: install run test migrate clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	mkdir -p data
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py memory bootstrap
+	@$(PY) manage.py qcluster & QPID=$$!; \
+	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
+
+test: install
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .cache test-artifacts

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class ApiToken(models.Model):
+    """A bearer token for the agent API. Only a hash of the secret is stored."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    prefix = models.CharField(_("prefix"), max_length=16, db_index=True, help_text=_("First characters, to tell tokens apart."))
+    secret_hash = models.CharField(_("secret hash"), max_length=128, editable=False)
+    advertisers = models.JSONField(_("advertisers"), default=list, blank=True)
+    all_advertisers = models.BooleanField(_("all advertisers"), default=False)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by_name = models.CharField(_("created by"), max_length=150, blank=True, default="")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True)
+    revoked = models.BooleanField(_("revoked"), default=False)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Action(models.TextChoices):
+    WRITE = "WRITE", _("write")
+    UPDATE = "UPDATE", _("update")
+    REJECT = "REJECT", _("reject")
+    PENDING_REVIEW = "PENDING_REVIEW", _("pending review")
+
+
+class TriggerType(models.TextChoices):
+    USER_FEEDBACK = "user_feedback", _("user feedback")
+    STRATEGY_EXECUTION = "strategy_execution", _("strategy execution")
+    ENVIRONMENT_CHANGE = "environment_change", _("environment change")
+    RULE_UPDATE = "rule_update", _("rule update")
+    ANOMALY_PATTERN = "anomaly_pattern", _("anomaly pattern")
+    PERFORMANCE_OPTIMIZATION = "performance_optimization", _("performance optimization")
+    CROSS_DOMAIN_CORRELATION = "cross_domain_correlation", _("cross-domain correlation")
+    PERIODIC_PATTERN = "periodic_pattern", _("periodic pattern")
+
+
+class EventKind(models.TextChoices):
+    INGEST = "ingest", _("ingest (free text)")
+    TRIGGER = "trigger", _("trigger (structured)")
+    IMPORT = "import", _("trusted import")
+    PROMOTION = "promotion", _("promotion")
+    ADMIN_EDIT = "admin_edit", _("admin edit")
+
+
+class EventStatus(models.TextChoices):
+    RECEIVED = "received", _("received")
+    DECIDED = "decided", _("decided")
+    PARKED = "parked", _("parked for review")
+    RESOLVED = "resolved", _("resolved by a reviewer")
+
+
+class ReviewKind(models.TextChoices):
+    PENDING_WRITE = "pending_write", _("pending write")
+    CONFLICT = "conflict", _("conflict")
+    PROMOTION = "promotion", _("promotion")
+    SAMPLED_AUDIT = "sampled_audit", _("sampled audit")
+    REFLECTION = "reflection", _("reflection finding")
+
+
+class ReviewStatus(models.TextChoices):
+    OPEN = "open", _("open")
+    APPROVED = "approved", _("approved")
+    REJECTED = "rejected", _("rejected")

@@ -1,0 +1,44 @@
+"""First-run setup for `make run`: an admin account and the demo data, both once."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+DEFAULT_ADMIN_USER = "admin"
+DEFAULT_ADMIN_PASSWORD = "lingix-admin"
+
+
+def bootstrap() -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+
+    from memories.demo import demo_load_once
+
+    User = get_user_model()
+    username = os.environ.get("LINGIX_ADMIN_USER", DEFAULT_ADMIN_USER)
+    created = False
+    if not User.objects.filter(is_superuser=True).exists():
+        User.objects.create_superuser(
+            username=username, email="", password=os.environ.get("LINGIX_ADMIN_PASSWORD", DEFAULT_ADMIN_PASSWORD)
+        )
+        created = True
+    return {"admin_user": username, "admin_created": created, "demo": demo_load_once()}
+
+
+def login_instructions(result: dict[str, Any], host: str = "127.0.0.1", port: str = "8000") -> str:
+    password = (
+        f"password: {os.environ.get('LINGIX_ADMIN_PASSWORD', DEFAULT_ADMIN_PASSWORD)} (set LINGIX_ADMIN_PASSWORD to choose another)"
+        if result["admin_created"]
+        else "password: the one set when the account was created"
+    )
+    return "\n".join(
+        [
+            "",
+            "Lingix Memory is starting.",
+            f"  Admin (review desk):  http://{host}:{port}/admin/  user: {result['admin_user']}  {password}",
+            f"  API docs:             http://{host}:{port}/api/v1/docs",
+            "  API token:            .venv/bin/python manage.py memory token create --name my-agent --advertisers brand_A",
+            "                        (add --all for every advertiser; the token is printed once)",
+            f"  Demo data:            {'loaded ' + str(result['demo'].get('imported')) + ' memories' if result['demo'].get('loaded') else 'already loaded'}",
+            "",
+        ]
+    )

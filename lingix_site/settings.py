@@ -1,0 +1,135 @@
+"""Settings for Lingix Memory. Every deployment-specific value comes from the environment."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "lingix-dev-only-insecure-key-change-me")
+DEBUG = _env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_q",
+    "ninja",
+    "memories",
+    "governance",
+    "api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "lingix_site.urls"
+WSGI_APPLICATION = "lingix_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database -------------------------------------------------------------
+DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'data' / 'lingix.db'}"
+DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # IMMEDIATE takes the write lock at BEGIN, so web and qcluster writers queue on the
+    # busy timeout instead of failing with "database is locked" on lock upgrade.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = os.environ.get("TZ_NAME", "Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# Request bodies beyond this are refused before parsing (the API adds its own 413).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MEMORY_MAX_BODY_BYTES", 256 * 1024))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# --- memory service -------------------------------------------------------
+# Provider selection is resolved (and refused when missing) in governance.providers;
+# here we only read the raw environment so nothing secret is copied into settings dumps.
+MEMORY_LLM_PROVIDER = os.environ.get("MEMORY_LLM_PROVIDER", "").strip().lower()
+MEMORY_LLM_BASE_URL = os.environ.get("MEMORY_LLM_BASE_URL", "https://api.openai.com/v1")
+MEMORY_JUDGE_MODEL = os.environ.get("MEMORY_JUDGE_MODEL", "gpt-4o-mini")
+MEMORY_DOUBTMEM_BASE_URL = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "")
+MEMORY_DOUBTMEM_MODEL = os.environ.get("MEMORY_DOUBTMEM_MODEL", "DoubtMem-AxisGRPO-Qwen3-4B-step150")
+MEMORY_LLM_TIMEOUT = float(os.environ.get("MEMORY_LLM_TIMEOUT", "20"))
+MEMORY_LLM_MAX_RETRIES = int(os.environ.get("MEMORY_LLM_MAX_RETRIES", "2"))
+
+MEMORY_EMBEDDING_PROVIDER = os.environ.get("MEMORY_EMBEDDING_PROVIDER", "local").strip().lower()
+MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embedding-3-small")
+MEMORY_EMBEDDING_BASE_URL = os.environ.get("MEMORY_EMBEDDING_BASE_URL", "") or MEMORY_LLM_BASE_URL
+MEMORY_EMBEDDING_DIMENSIONS = int(os.environ.get("MEMORY_EMBEDDING_DIMENSIONS", "0")) or None
+MEMORY_EMBEDDING_BATCH_SIZE = int(os.environ.get("MEMORY_EMBEDDING_BATCH_SIZE", "64"))
+# Tests and benchmarks embed synchronously; the web process defers to on_commit as well.
+MEMORY_EMBED_ON_WRITE = _env_bool("MEMORY_EMBED_ON_WRITE", True)
+
+# --- django-q2 -------------------------------------------------------------
+Q_CLUSTER = {
+    "name": "lingix",
+    "orm": "default",
+    "workers": int(os.environ.get("Q_WORKERS", "1")),
+    "timeout": 240,
+    "retry": 300,
+    "max_attempts": 2,
+    "catch_up": False,
+    "save_limit": 500,
+    "sync": _env_bool("Q_SYNC", False),
+}
+# Access counts are flushed by a background thread in long-lived processes.
+MEMORY_ACCESS_ASYNC = _env_bool("MEMORY_ACCESS_ASYNC", True)

@@ -1,0 +1,41 @@
+"""The `memory` command's plumbing: each subcommand is a small object that parses its
+arguments, calls one service or selector, and returns a JSON-able dict."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tqdm import tqdm
+
+
+class CliError(Exception):
+    """A one-line error for the operator (exit code 1)."""
+
+
+@dataclass
+class Subcommand:
+    name: str
+    help: str
+    add_arguments: Callable[[Any], None]
+    run: Callable[[Any], dict[str, Any]]
+    render: Callable[[dict[str, Any]], str] | None = None
+    needs_provider: bool = True
+
+
+def progress_bar(total: int, description: str) -> tqdm:
+    """Progress on stderr, so `--json` output on stdout stays one clean document."""
+    return tqdm(total=total, desc=description, file=sys.stderr, unit="mem", leave=False, disable=total < 20 or not sys.stderr.isatty() and total < 200)
+
+
+def parse_layers(raw: str | None) -> tuple[str, ...] | None:
+    from memories.constants import LAYER_CODES
+
+    if not raw:
+        return None
+    layers = tuple(part.strip().upper() for part in raw.split(",") if part.strip())
+    unknown = [layer for layer in layers if layer not in LAYER_CODES]
+    if unknown:
+        raise CliError(f"unknown layer {unknown[0]!r}; use L1, L2, L3 or L4 (comma-separated)")
+    return layers

@@ -1,0 +1,51 @@
+"""Pick the embedder from settings, once per process."""
+from __future__ import annotations
+
+import os
+import threading
+
+from django.conf import settings
+
+from memories.embeddings.base import Embedder, EmbeddingError
+
+__all__ = ["Embedder", "EmbeddingError", "get_embedder", "reset_embedder"]
+
+_lock = threading.Lock()
+_embedder: Embedder | None = None
+
+
+def _build() -> Embedder:
+    provider = settings.MEMORY_EMBEDDING_PROVIDER
+    if provider == "local":
+        from memories.embeddings.local import LocalE5Embedder
+
+        return LocalE5Embedder()
+    if provider == "openai":
+        from memories.embeddings.openai_embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(
+            model=settings.MEMORY_EMBEDDING_MODEL,
+            base_url=settings.MEMORY_EMBEDDING_BASE_URL,
+            # Read at call time from the environment so the key never sits in settings.
+            api_key=os.environ.get("MEMORY_LLM_API_KEY", ""),
+            dimension=settings.MEMORY_EMBEDDING_DIMENSIONS,
+            batch_size=settings.MEMORY_EMBEDDING_BATCH_SIZE,
+            timeout=settings.MEMORY_LLM_TIMEOUT,
+        )
+    raise EmbeddingError(f"unknown MEMORY_EMBEDDING_PROVIDER={provider!r} (use 'local' or 'openai')")
+
+
+def get_embedder() -> Embedder:
+    global _embedder
+    if _embedder is None:
+        with _lock:
+            if _embedder is None:
+                _embedder = _build()
+    return _embedder
+
+
+def reset_embedder() -> None:
+    """Forget the cached embedder (tests switch providers with override_settings)."""
+    global _embedder
+    with _lock:
+        _embedder = None

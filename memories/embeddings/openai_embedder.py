@@ -1,0 +1,68 @@
+"""Embeddings from any OpenAI-compatible `/embeddings` endpoint, through the openai client."""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from memories.embeddings.base import Embedder, EmbeddingError, normalise_rows
+
+
+class OpenAIEmbedder(Embedder):
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str,
+        api_key: str,
+        dimension: int | None = None,
+        batch_size: int = 64,
+        timeout: float = 20.0,
+        max_retries: int = 3,
+    ) -> None:
+        import openai
+
+        self._openai = openai
+        # Retries are ours (with backoff and a clear final error), not the client's.
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0)
+        self._model = model
+        self.model_name = f"openai/{model}"
+        self._expected_dimension = dimension
+        self.dimension = dimension or 0
+        self._batch_size = max(1, batch_size)
+        self._max_retries = max_retries
+
+    def _request(self, texts: list[str]) -> np.ndarray:
+        delay = 0.5
+        for attempt in range(self._max_retries + 1):
+            try:
+                response = self._client.embeddings.create(model=self._model, input=texts)
+                vectors = np.array([item.embedding for item in sorted(response.data, key=lambda d: d.index)], dtype=np.float32)
+                break
+            except (self._openai.RateLimitError, self._openai.InternalServerError, self._openai.APIConnectionError) as exc:
+                if attempt == self._max_retries:
+                    raise EmbeddingError(f"embedding server failed after {attempt + 1} attempts: {type(exc).__name__}") from None
+                time.sleep(delay)
+                delay *= 2
+            except self._openai.APIError as exc:
+                raise EmbeddingError(f"embedding request refused: {type(exc).__name__}") from None
+        if vectors.ndim != 2 or vectors.shape[0] != len(texts):
+            raise EmbeddingError("embedding server returned the wrong number of vectors")
+        if self._expected_dimension and vectors.shape[1] != self._expected_dimension:
+            raise EmbeddingError(
+                f"embedding dimension {vectors.shape[1]} does not match MEMORY_EMBEDDING_DIMENSIONS={self._expected_dimension}"
+            )
+        if self.dimension and vectors.shape[1] != self.dimension:
+            raise EmbeddingError(f"embedding dimension changed from {self.dimension} to {vectors.shape[1]}")
+        self.dimension = int(vectors.shape[1])
+        return normalise_rows(vectors)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        chunks = [self._request(list(texts[i : i + self._batch_size])) for i in range(0, len(texts), self._batch_size)]
+        if not chunks:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.vstack(chunks)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._request([text])[0]

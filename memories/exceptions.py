@@ -1,0 +1,10 @@
+class DomainError(Exception):
+    """Base for domain errors the API maps to 4xx and the CLI to a one-line message."""
+
+
+class InvalidInput(DomainError):
+    pass
+
+
+class NotFound(DomainError):
+    pass

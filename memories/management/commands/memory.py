@@ -1,0 +1,101 @@
+"""`python manage.py memory <subcommand>`: the operator's CLI (CONTRACT.md).
+
+Subcommands live beside the services they call; this file only dispatches, prints and
+turns every failure into one line on stderr."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from memories.cli.base import CliError, Subcommand
+
+# Each module exposes COMMANDS: list[Subcommand].
+SUBCOMMAND_MODULES = [
+    "memories.cli.commands",
+]
+
+
+def _subcommands() -> list[Subcommand]:
+    found: list[Subcommand] = []
+    for module_name in SUBCOMMAND_MODULES:
+        found.extend(importlib.import_module(module_name).COMMANDS)
+    return found
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (plus exit code 2), never a usage dump."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
+        raise SystemExit(2)
+
+
+class Command(BaseCommand):
+    help = "Operate Lingix Memory: status, search, ingest, trigger, review, import/export, maintenance."
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        parser = self._parser(argv[0])
+        args = parser.parse_args(argv[2:])
+        if not getattr(args, "subcommand", None):
+            parser.print_help(sys.stderr)
+            raise SystemExit(2)
+        raise SystemExit(self._dispatch(args))
+
+    def _parser(self, prog_name: str) -> argparse.ArgumentParser:
+        parser = _OneLineParser(prog=f"{prog_name.split('/')[-1]} memory", description=self.help)
+        subparsers = parser.add_subparsers(dest="subcommand", metavar="SUBCOMMAND", parser_class=_OneLineParser)
+        for sub in _subcommands():
+            sp = subparsers.add_parser(sub.name, help=sub.help, description=sub.help)
+            sp.add_argument("--json", action="store_true", help="print exactly one JSON document on stdout")
+            sub.add_arguments(sp)
+            sp.set_defaults(_sub=sub)
+        return parser
+
+    def handle(self, *args: Any, **options: Any) -> None:  # called by call_command
+        argv = ["manage.py", "memory", *args]
+        self.run_from_argv(argv)
+
+    def _dispatch(self, args: argparse.Namespace) -> int:
+        from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+        from memories.exceptions import DomainError
+
+        sub: Subcommand = args._sub
+        prefix = f"memory {sub.name}: error:"
+        try:
+            if sub.needs_provider:
+                resolve_provider_name()
+            result = sub.run(args)
+        except ProviderNotConfigured as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 1
+        except CliError as exc:
+            sys.stderr.write(f"{prefix} {exc.args[0]}\n")
+            if args.json and len(exc.args) > 1:
+                sys.stdout.write(json.dumps(exc.args[1], ensure_ascii=False) + "\n")
+            return 1
+        except DomainError as exc:
+            sys.stderr.write(f"{prefix} {exc}\n")
+            return 1
+        except KeyboardInterrupt:
+            sys.stderr.write(f"{prefix} interrupted\n")
+            return 130
+        except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+            sys.stderr.write(f"{prefix} unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
+            return 1
+        if result.pop("_streamed", False):
+            if args.json:
+                sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+            return 0
+        if args.json:
+            sys.stdout.write(json.dumps({k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, default=str) + "\n")
+        else:
+            text = sub.render(result) if sub.render else json.dumps(
+                {k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, indent=2, default=str
+            )
+            sys.stdout.write(text + "\n")
+        return 0

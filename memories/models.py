@@ -1,0 +1,92 @@
+"""What a memory is. Writes go through memories.services, reads through memories.selectors."""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
+
+
+class Memory(models.Model):
+    layer = models.CharField(_("layer"), max_length=2, choices=Layer.choices, db_index=True)
+    content = models.TextField(_("content"))
+    data = models.JSONField(_("structured data"), default=dict, blank=True)
+
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, help_text=_("Empty means global."))
+    business_line = models.CharField(_("business line"), max_length=64, blank=True, default="")
+    category = models.CharField(_("category"), max_length=64, blank=True, default="")
+
+    source = models.CharField(_("source"), max_length=16, choices=Source.choices, default=Source.AGENT)
+    source_attribution = models.CharField(
+        _("source attribution"), max_length=32, choices=Attribution.choices, default=Attribution.UNKNOWN
+    )
+    grounding = models.CharField(_("grounding"), max_length=20, choices=Grounding.choices, default=Grounding.UNKNOWN)
+    importance = models.FloatField(_("importance"), default=5.0)
+    confidence = models.FloatField(_("confidence"), default=0.5)
+    tier = models.CharField(_("tier"), max_length=12, choices=Tier.choices, default=Tier.WORKING)
+
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.ACTIVE, db_index=True)
+
+    # Version chain: an UPDATE creates version n+1 and closes version n.
+    version = models.PositiveIntegerField(_("version"), default=1)
+    supersedes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="superseded_by", verbose_name=_("supersedes")
+    )
+    valid_from = models.DateTimeField(_("valid from"), default=timezone.now)
+    valid_to = models.DateTimeField(_("valid to"), null=True, blank=True)
+    derived_from = models.ManyToManyField(
+        "self", symmetrical=False, blank=True, related_name="derivatives", verbose_name=_("derived from")
+    )
+
+    observed_at = models.DateTimeField(_("observed at"), null=True, blank=True)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    access_count = models.PositiveIntegerField(_("access count"), default=0)
+    last_accessed_at = models.DateTimeField(_("last accessed at"), null=True, blank=True)
+    reinforcement_count = models.PositiveIntegerField(_("reinforcements"), default=0)
+
+    content_hash = models.CharField(_("content hash"), max_length=64, db_index=True)
+    embedding = models.BinaryField(_("embedding"), null=True, blank=True, editable=False)
+    embedding_model = models.CharField(_("embedding model"), max_length=128, blank=True, default="")
+    embedding_dim = models.PositiveIntegerField(_("embedding dimension"), default=0)
+    # Set by database triggers: the search-state generation at which this row last changed.
+    search_rev = models.BigIntegerField(default=0, editable=False)
+
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("memory")
+        verbose_name_plural = _("memories")
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["status", "advertiser", "layer"], name="mem_scope_idx"),
+            models.Index(fields=["business_line", "status"], name="mem_bl_idx"),
+            models.Index(fields=["expires_at"], name="mem_expiry_idx"),
+            models.Index(fields=["search_rev"], name="mem_search_rev_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(layer__in=[c.value for c in Layer]), name="mem_layer_valid"),
+            models.CheckConstraint(condition=Q(status__in=[c.value for c in Status]), name="mem_status_valid"),
+            models.CheckConstraint(condition=Q(importance__gte=0) & Q(importance__lte=10), name="mem_importance_0_10"),
+            models.CheckConstraint(condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="mem_confidence_0_1"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="mem_version_positive"),
+            models.CheckConstraint(condition=~Q(content=""), name="mem_content_not_empty"),
+        ]
+        permissions = [("edit_l1_memory", "Can edit L1 core rules")]
+
+    def __str__(self) -> str:
+        scope = self.advertiser or "global"
+        return f"[{self.layer}·{scope}] {self.content[:60]}"
+
+
+class SearchState(models.Model):
+    """One row. Triggers bump `generation` on every search-relevant change and `epoch` on
+    deletes, so each process can tell whether its in-memory vector matrix is stale."""
+
+    generation = models.BigIntegerField(default=0)
+    epoch = models.BigIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("search state")

@@ -1,0 +1,164 @@
+"""Hybrid ranking: structured filter → keyword + vector candidates → fusion →
+importance/recency adjustment → MMR diversity → top k. Every hit explains its score."""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from memories.embeddings import get_embedder
+from memories.search.filters import SearchFilter
+from memories.search.fts import keyword_candidates
+from memories.search.vectors import vector_index
+
+Mode = Literal["hybrid", "keyword", "vector"]
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    candidates: int = 60
+    vector_weight: float = 0.7
+    keyword_weight: float = 0.3
+    # Importance scales the fused score by up to ±importance_weight/2 around importance 5.
+    importance_weight: float = 0.1
+    # Half-life for the recency factor, in days; applied gently so old rules still win on relevance.
+    recency_half_life_days: float = 60.0
+    recency_weight: float = 0.05
+    mmr_lambda: float = 0.85
+    mmr_duplicate_cosine: float = 0.97
+
+
+DEFAULT_RANKING = RankingConfig()
+
+
+@dataclass
+class SearchHit:
+    memory_id: int
+    score: float
+    explain: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class SearchOutcome:
+    hits: list[SearchHit]
+    embed_ms: float = 0.0
+    search_ms: float = 0.0
+
+
+def _minmax(values: dict[int, float]) -> dict[int, float]:
+    if not values:
+        return {}
+    low, high = min(values.values()), max(values.values())
+    if high - low < 1e-9:
+        return {k: 1.0 for k in values}
+    return {k: (v - low) / (high - low) for k, v in values.items()}
+
+
+def hybrid_search(
+    query: str,
+    search_filter: SearchFilter,
+    *,
+    top_k: int = 10,
+    mode: Mode = "hybrid",
+    config: RankingConfig = DEFAULT_RANKING,
+    metadata: dict[int, tuple[float, float]] | None = None,
+) -> SearchOutcome:
+    """Rank memories for `query`. `metadata` maps id → (importance, created timestamp);
+    when absent the adjustment step loads it."""
+    embed_ms = 0.0
+    started = time.perf_counter()
+    keyword: dict[int, float] = {}
+    vector: dict[int, float] = {}
+    query_vector = None
+    if mode in ("hybrid", "keyword"):
+        keyword = dict(keyword_candidates(query, search_filter, limit=config.candidates))
+    if mode in ("hybrid", "vector") and query.strip():
+        t0 = time.perf_counter()
+        query_vector = get_embedder().embed_query(query[:2000])
+        embed_ms = (time.perf_counter() - t0) * 1000
+        vector = dict(vector_index.search(query_vector, search_filter, config.candidates))
+    candidate_ids = list(dict.fromkeys([*vector, *keyword]))
+    if not candidate_ids:
+        return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
+
+    vectors = vector_index.vectors_for(candidate_ids) if query_vector is not None else {}
+    cosine = {mid: float(vectors[mid] @ query_vector) for mid in candidate_ids if mid in vectors}
+    keyword_norm = {k: v / max(keyword.values()) for k, v in keyword.items()} if keyword else {}
+    cosine_norm = _minmax(cosine)
+
+    if metadata is None:
+        metadata = _load_metadata(candidate_ids)
+    now = search_filter.now.timestamp()
+    scored: list[SearchHit] = []
+    for mid in candidate_ids:
+        if mid not in metadata:
+            continue
+        v = cosine_norm.get(mid, 0.0)
+        k = keyword_norm.get(mid, 0.0)
+        if mode == "keyword":
+            fused = k
+        elif mode == "vector":
+            fused = cosine.get(mid, 0.0)
+        else:
+            fused = config.vector_weight * v + config.keyword_weight * k
+        importance, created = metadata[mid]
+        age_days = max(0.0, (now - created) / 86400.0)
+        recency = math.exp(-math.log(2) * age_days / config.recency_half_life_days)
+        adjusted = fused * (1 + config.importance_weight * (importance - 5) / 5) * (1 - config.recency_weight + config.recency_weight * recency)
+        scored.append(
+            SearchHit(
+                memory_id=mid,
+                score=adjusted,
+                explain={
+                    "vector": round(cosine.get(mid, 0.0), 4),
+                    "vector_norm": round(v, 4),
+                    "keyword": round(keyword.get(mid, 0.0), 4),
+                    "keyword_norm": round(k, 4),
+                    "fused": round(fused, 4),
+                    "importance": importance,
+                    "recency": round(recency, 4),
+                },
+            )
+        )
+    scored.sort(key=lambda h: h.score, reverse=True)
+    hits = _mmr(scored, vectors, top_k, config)
+    return SearchOutcome(hits=hits, embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
+
+
+def _mmr(scored: list[SearchHit], vectors: dict[int, np.ndarray], top_k: int, config: RankingConfig) -> list[SearchHit]:
+    """Maximal marginal relevance: trade a little relevance for not repeating the same fact."""
+    if not vectors or len(scored) <= 1:
+        return scored[:top_k]
+    pool = scored[: max(top_k * 3, 30)]
+    chosen: list[SearchHit] = []
+    while pool and len(chosen) < top_k:
+        best, best_value, best_sim = None, -math.inf, 0.0
+        for hit in pool:
+            vec = vectors.get(hit.memory_id)
+            similarity = 0.0
+            if vec is not None and chosen:
+                similarity = max(
+                    (float(vec @ vectors[c.memory_id]) for c in chosen if c.memory_id in vectors), default=0.0
+                )
+            if similarity >= config.mmr_duplicate_cosine:
+                value = -math.inf  # an exact restatement of something already chosen
+            else:
+                value = config.mmr_lambda * hit.score - (1 - config.mmr_lambda) * similarity * hit.score
+            if value > best_value:
+                best, best_value, best_sim = hit, value, similarity
+        if best is None or best_value == -math.inf:
+            break
+        best.explain["mmr_max_similarity"] = round(best_sim, 4)
+        chosen.append(best)
+        pool.remove(best)
+    return chosen
+
+
+def _load_metadata(ids: list[int]) -> dict[int, tuple[float, float]]:
+    from memories.models import Memory
+
+    rows = Memory.objects.filter(id__in=ids).values_list("id", "importance", "created_at")
+    return {mid: (float(importance), created.timestamp()) for mid, importance, created in rows}

@@ -1,0 +1,132 @@
+"""Reads of memories: search, lookups, status, export."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from memories.access import access_recorder
+from memories.constants import Layer, Status
+from memories.exceptions import NotFound
+from memories.models import Memory
+from memories.search.filters import SearchFilter
+from memories.search.hybrid import DEFAULT_RANKING, Mode, RankingConfig, hybrid_search
+
+MAX_TOP_K = 50
+
+
+@dataclass
+class SearchResult:
+    memory: Memory
+    score: float
+    explain: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class SearchResponse:
+    results: list[SearchResult]
+    embed_ms: float
+    search_ms: float
+
+
+def memory_search(
+    *,
+    query: str,
+    advertisers: tuple[str, ...] | None = None,
+    include_global: bool = True,
+    business_line: str | None = None,
+    layers: tuple[str, ...] | None = None,
+    top_k: int = 5,
+    mode: Mode = "hybrid",
+    record_access: bool = True,
+    config: RankingConfig = DEFAULT_RANKING,
+) -> SearchResponse:
+    """Hybrid retrieval inside the structured filter. `advertisers=None` is the operator
+    view; otherwise only those advertisers (plus global memories)."""
+    search_filter = SearchFilter(
+        advertisers=advertisers,
+        include_global=include_global,
+        business_line=business_line or None,
+        layers=tuple(layers) if layers else None,
+        now=timezone.now(),
+    )
+    top_k = max(1, min(int(top_k), MAX_TOP_K))
+    outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
+    by_id = Memory.objects.in_bulk([hit.memory_id for hit in outcome.hits])
+    results = []
+    for hit in outcome.hits:
+        memory = by_id.get(hit.memory_id)
+        # Re-check the filter on the row itself: the cache may lag a concurrent change.
+        if memory is None or memory.status != Status.ACTIVE:
+            continue
+        if memory.expires_at is not None and memory.expires_at <= search_filter.now:
+            continue
+        if advertisers is not None and memory.advertiser not in advertisers and not (include_global and memory.advertiser is None):
+            continue
+        results.append(SearchResult(memory=memory, score=hit.score, explain=hit.explain))
+    if record_access:
+        access_recorder.record([r.memory.pk for r in results])
+    return SearchResponse(results=results, embed_ms=outcome.embed_ms, search_ms=outcome.search_ms)
+
+
+def memory_get(*, memory_id: int, advertisers: tuple[str, ...] | None = None) -> Memory:
+    """One memory, if the caller's scope may read it (their advertisers or global)."""
+    queryset = Memory.objects.all()
+    if advertisers is not None:
+        queryset = queryset.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    memory = queryset.filter(pk=memory_id).first()
+    if memory is None:
+        raise NotFound(f"memory {memory_id} not found")
+    return memory
+
+
+def memory_history(*, memory: Memory) -> list[Memory]:
+    """Every version of the chain `memory` belongs to, oldest first."""
+    root = memory
+    while root.supersedes_id is not None:
+        root = Memory.objects.get(pk=root.supersedes_id)
+    chain = [root]
+    while True:
+        nxt = Memory.objects.filter(supersedes_id=chain[-1].pk).first()
+        if nxt is None:
+            return chain
+        chain.append(nxt)
+
+
+def memory_status_counts() -> dict[str, Any]:
+    now = timezone.now()
+    by_layer = {layer.value: 0 for layer in Layer}
+    by_status: dict[str, int] = {status.value: 0 for status in Status}
+    for row in Memory.objects.values("layer", "status").annotate(n=Count("id")):
+        by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
+        if row["status"] == Status.ACTIVE:
+            by_layer[row["layer"]] += row["n"]
+    from memories.embeddings import get_embedder
+    from memories.services import stale_embedding_q
+
+    total = Memory.objects.count()
+    stale = Memory.objects.filter(stale_embedding_q()).count()
+    embedder = get_embedder()
+    return {
+        "memories": by_layer,
+        "by_status": by_status,
+        "total": total,
+        "expired_pending_sweep": Memory.objects.filter(status=Status.ACTIVE, expires_at__lte=now).count(),
+        "embeddings": {
+            "model": embedder.model_name,
+            "dimension": embedder.dimension,
+            "current": total - stale,
+            "missing_or_stale": stale,
+            "coverage": round((total - stale) / total, 4) if total else 1.0,
+        },
+    }
+
+
+def memories_for_export(*, advertiser: str | None = None) -> Iterator[Memory]:
+    queryset = Memory.objects.order_by("id").prefetch_related("derived_from")
+    if advertiser is not None:
+        queryset = queryset.filter(advertiser=advertiser)
+    yield from queryset.iterator(chunk_size=500)
