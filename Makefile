@@ -25,7 +25,7 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 run: migrate
-	$(PY) manage.py memory bootstrap
+	LINGIX_HOST=$(HOST) LINGIX_PORT=$(PORT) $(PY) manage.py memory bootstrap
 	@$(PY) manage.py qcluster & QPID=$$!; \
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload

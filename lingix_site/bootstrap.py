@@ -24,7 +24,9 @@ def bootstrap() -> dict[str, Any]:
     return {"admin_user": username, "admin_created": created, "demo": demo_load_once()}
 
 
-def login_instructions(result: dict[str, Any], host: str = "127.0.0.1", port: str = "8000") -> str:
+def login_instructions(result: dict[str, Any]) -> str:
+    host = os.environ.get("LINGIX_HOST", "127.0.0.1")
+    port = os.environ.get("LINGIX_PORT", "8000")
     password = (
         f"password: {os.environ.get('LINGIX_ADMIN_PASSWORD', DEFAULT_ADMIN_PASSWORD)} (set LINGIX_ADMIN_PASSWORD to choose another)"
         if result["admin_created"]

@@ -27,6 +27,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # Before django_q so our `qcluster` (which refuses to start without a provider) wins.
+    "lingix_site",
     "django_q",
     "ninja",
     "memories",

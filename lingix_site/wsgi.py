@@ -4,3 +4,7 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lingix_site.settings")
 application = get_wsgi_application()
+
+from lingix_site.startup import require_provider_or_exit  # noqa: E402  (needs apps loaded)
+
+require_provider_or_exit("web server")

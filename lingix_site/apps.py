@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LingixSiteConfig(AppConfig):
+    name = "lingix_site"
+    verbose_name = "Lingix site"
