@@ -25,16 +25,19 @@ SQLITE_FORWARD = [
     END""",
     "INSERT INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0)",
     """CREATE TRIGGER memories_memory_gen_ai AFTER INSERT ON memories_memory BEGIN
+        INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
         UPDATE memories_searchstate SET generation = generation + 1 WHERE id = 1;
         UPDATE memories_memory SET search_rev = (SELECT generation FROM memories_searchstate WHERE id = 1)
         WHERE id = new.id;
     END""",
     f"""CREATE TRIGGER memories_memory_gen_au AFTER UPDATE OF {SEARCH_COLUMNS} ON memories_memory BEGIN
+        INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
         UPDATE memories_searchstate SET generation = generation + 1 WHERE id = 1;
         UPDATE memories_memory SET search_rev = (SELECT generation FROM memories_searchstate WHERE id = 1)
         WHERE id = new.id;
     END""",
     """CREATE TRIGGER memories_memory_gen_ad AFTER DELETE ON memories_memory BEGIN
+        INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
         UPDATE memories_searchstate SET generation = generation + 1, epoch = epoch + 1 WHERE id = 1;
     END""",
 ]

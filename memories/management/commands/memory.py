@@ -17,6 +17,8 @@ from memories.cli.base import CliError, Subcommand
 # Each module exposes COMMANDS: list[Subcommand].
 SUBCOMMAND_MODULES = [
     "memories.cli.commands",
+    "memories.cli.backup",
+    "api.cli",
 ]
 
 
@@ -56,9 +58,12 @@ class Command(BaseCommand):
             sp.set_defaults(_sub=sub)
         return parser
 
-    def handle(self, *args: Any, **options: Any) -> None:  # called by call_command
-        argv = ["manage.py", "memory", *args]
-        self.run_from_argv(argv)
+    def add_arguments(self, parser: Any) -> None:
+        # Only used by call_command(); the command line goes through run_from_argv.
+        parser.add_argument("argv", nargs=argparse.REMAINDER)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        self.run_from_argv(["manage.py", "memory", *args, *options.get("argv", [])])
 
     def _dispatch(self, args: argparse.Namespace) -> int:
         from governance.providers.config import ProviderNotConfigured, resolve_provider_name
