@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES = [
     "memories.cli.commands",
     "memories.cli.backup",
     "api.cli",
+    "memories.cli.maintain",
 ]
 
 
