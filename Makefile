@@ -10,7 +10,7 @@ PORT   ?= 8000
 # Embedded defaults: SQLite, the bundled embedder and the offline judge.
 export MEMORY_LLM_PROVIDER ?= offline
 
-.PHONY: install run test migrate clean
+.PHONY: install run test migrate clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,14 @@ run: migrate
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
-test: install
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || \
+	  { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
+
+test: install chromium
 	$(PY) -m pytest
 
 clean:
