@@ -30,12 +30,13 @@ run: migrate
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
 
-# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here);
+# the CJK font keeps the Chinese screenshots legible.
 chromium:
 	@test -x /usr/bin/chromium || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || \
-	  { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei || \
+	  { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei; }; }
 
 test: install chromium
 	$(PY) -m pytest
