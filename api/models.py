@@ -14,6 +14,10 @@ class ApiToken(models.Model):
     secret_hash = models.CharField(_("secret hash"), max_length=128, editable=False)
     advertisers = models.JSONField(_("advertisers"), default=list, blank=True)
     all_advertisers = models.BooleanField(_("all advertisers"), default=False)
+    can_review = models.BooleanField(
+        _("may decide reviews"), default=False,
+        help_text=_("Approve or reject review items through the API. Off by default: an agent should not clear its own queue."),
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by_name = models.CharField(_("created by"), max_length=150, blank=True, default="")
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
@@ -27,3 +31,19 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def actor(self) -> str:
+        """How this token appears on events and audit rows; also the idempotency namespace."""
+        return f"token:{self.name}"
+
+    @property
+    def scope(self) -> tuple[str, ...] | None:
+        """The advertisers this token may touch; None means every advertiser."""
+        return None if self.all_advertisers else tuple(self.advertisers or ())
+
+    def allows(self, advertiser: str | None) -> bool:
+        """May this token write/read `advertiser`'s own memories (None: global ones)."""
+        if self.all_advertisers:
+            return True
+        return advertiser is not None and advertiser in (self.advertisers or ())

@@ -1,6 +1,19 @@
+from django.conf import settings
 from django.contrib import admin
-from django.urls import path
+from django.contrib.staticfiles.views import serve as serve_static
+from django.urls import path, re_path
+
+from api.api import api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
 ]
+
+# `make run` is a single-process local service without a front web server, and DEBUG
+# is off by default, so Django itself serves the admin and API-docs assets from the
+# installed apps (the swagger bundle ships with django-ninja: no CDN is involved).
+if not settings.DEBUG:
+    urlpatterns += [
+        re_path(r"^%s(?P<path>.*)$" % settings.STATIC_URL.lstrip("/"), serve_static, {"insecure": True}),
+    ]

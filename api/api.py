@@ -1,0 +1,261 @@
+"""The agent API, mounted at /api/v1/. Each endpoint checks the token's scope, then
+calls one selector or service; errors are mapped to 4xx JSON in one place (errors.py)."""
+from __future__ import annotations
+
+from django.utils import timezone
+from ninja import NinjaAPI, Path
+from ninja.errors import HttpError
+
+from api.errors import install_exception_handlers
+from api.models import ApiToken
+from api.recall import query_from_messages, render_block, should_retrieve
+from api.schemas import (
+    DecisionOut,
+    ErrorOut,
+    IngestIn,
+    MemoryDetailOut,
+    RecallIn,
+    RecallOut,
+    ReflectOut,
+    ReviewDecisionIn,
+    ReviewItemOut,
+    ReviewListOut,
+    SearchIn,
+    SearchOut,
+    StatusOut,
+    TriggerIn,
+)
+from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
+from memories.presenters import memory_dict
+
+MAX_ID = 2**63 - 1
+
+api = NinjaAPI(
+    title="Lingix Memory agent API",
+    version="1",
+    description=(
+        "Governed long-term memory for advertising agents. Every call needs "
+        "`Authorization: Bearer <token>` (create one with `manage.py memory token create`). "
+        "A token reads and writes only its advertisers; reads also see global memories. "
+        "Errors are JSON `{\"detail\": …}`."
+    ),
+    urls_namespace="api-v1",
+    docs_url="/docs",
+    openapi_url="/openapi.json",
+    auth=TokenAuth(),
+    throttle=[TokenRateThrottle()],
+)
+install_exception_handlers(api)
+
+COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
+
+
+def _token(request) -> ApiToken:
+    return request.auth
+
+
+def _decision(decision) -> dict:
+    return decision.as_dict() if hasattr(decision, "as_dict") else dict(decision)
+
+
+# --- reads ----------------------------------------------------------------------------
+@api.post("/search", response={200: SearchOut, **COMMON_ERRORS}, tags=["memory"], summary="Hybrid search inside the token's scope")
+def search(request, payload: SearchIn):
+    from memories.selectors import memory_search
+
+    advertisers = scope_for(_token(request), payload.advertiser)
+    response = memory_search(
+        query=payload.query,
+        advertisers=advertisers,
+        business_line=payload.business_line,
+        layers=tuple(payload.layers) if payload.layers else None,
+        top_k=payload.top_k,
+    )
+    return {
+        "query": payload.query,
+        "results": [{**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results],
+        "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
+    }
+
+
+@api.get(
+    "/memories/{memory_id}",
+    response={200: MemoryDetailOut, 404: ErrorOut, **COMMON_ERRORS},
+    tags=["memory"],
+    summary="One memory with its version history",
+)
+def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
+    from memories.selectors import memory_get, memory_history
+
+    # Another advertiser's memory answers 404, not 403, so ids do not reveal what exists.
+    memory = memory_get(memory_id=memory_id, advertisers=_token(request).scope)
+    return {**memory_dict(memory), "history": [memory_dict(m) for m in memory_history(memory=memory)]}
+
+
+@api.get("/status", response={200: StatusOut, **COMMON_ERRORS}, tags=["operations"], summary="Counts, embeddings, provider, schedules")
+def status(request):
+    from lingix_site.status import system_status
+
+    return system_status()
+
+
+@api.post("/recall", response={200: RecallOut, **COMMON_ERRORS}, tags=["memory"], summary="A <lingix-memory> prompt block for auto-recall")
+def recall(request, payload: RecallIn):
+    from memories.selectors import memory_search
+
+    if payload.query is None and payload.messages is None:
+        raise HttpError(422, "give either 'query' or 'messages'")
+    advertisers = scope_for(_token(request), payload.advertiser)
+    query = payload.query if payload.query is not None else query_from_messages([m.dict() for m in payload.messages or []])
+    query = query.strip()[:2000]
+    decision = should_retrieve(query, force=payload.force)
+    empty = {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": decision.reason, "query": query}
+    if not decision.retrieve:
+        return empty
+    response = memory_search(
+        query=query,
+        advertisers=advertisers,
+        business_line=payload.business_line,
+        layers=tuple(payload.layers) if payload.layers else None,
+        top_k=payload.top_k,
+    )
+    block = render_block(
+        [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now()
+    )
+    return {
+        "context": block.context,
+        "memories": [
+            {
+                "id": line.memory.pk,
+                "layer": line.memory.layer,
+                "advertiser": line.memory.advertiser,
+                "content": line.memory.content,
+                "score": round(line.score, 4),
+                "age": line.age,
+                "tokens": line.tokens,
+            }
+            for line in block.lines
+        ],
+        "tokens": block.tokens,
+        "retrieved": True,
+        "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",
+        "query": query,
+    }
+
+
+# --- the write funnel -----------------------------------------------------------------
+@api.post("/ingest", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="Free text through the write funnel")
+def ingest(request, payload: IngestIn):
+    from governance.services import event_ingest
+
+    token = _token(request)
+    decision = event_ingest(
+        text=payload.text,
+        advertiser=write_advertiser(token, payload.advertiser),
+        business_line=payload.business_line or "",
+        source=payload.source,
+        layer=payload.layer,
+        idempotency_key=payload.idempotency_key,
+        actor=token.actor,
+    )
+    return _decision(decision)
+
+
+@api.post("/trigger", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="A structured event through the write funnel")
+def trigger(request, payload: TriggerIn):
+    from governance.services import event_trigger
+
+    token = _token(request)
+    decision = event_trigger(
+        event_type=payload.event_type,
+        advertiser=write_advertiser(token, payload.advertiser),
+        business_line=payload.business_line or "",
+        summary=payload.summary,
+        data=payload.data,
+        source=payload.source,
+        layer=payload.layer,
+        idempotency_key=payload.idempotency_key,
+        actor=token.actor,
+    )
+    return _decision(decision)
+
+
+# --- review ---------------------------------------------------------------------------
+def _review_item_dict(item) -> dict:
+    return {
+        "id": item.pk,
+        "kind": item.kind,
+        "status": item.status,
+        "layer": item.layer,
+        "advertiser": item.advertiser,
+        "reason": item.reason,
+        "payload": item.payload,
+        "proposed_by": item.proposed_by,
+        "memory_id": item.memory_id,
+        "related_memory_id": item.related_memory_id,
+        "event_id": item.event_id,
+        "created_at": item.created_at.isoformat(),
+    }
+
+
+@api.get("/review", response={200: ReviewListOut, **COMMON_ERRORS}, tags=["review"], summary="Open review items in the token's scope")
+def review_list(request, limit: int = 50):
+    from api.selectors import review_items_for_token
+
+    if not 1 <= limit <= 200:
+        raise HttpError(422, "limit must be between 1 and 200")
+    return {"items": [_review_item_dict(item) for item in review_items_for_token(token=_token(request), limit=limit)]}
+
+
+def _reviewable_item(token: ApiToken, item_id: int):
+    from api.selectors import review_item_for_token
+
+    if not token.can_review:
+        raise HttpError(403, "this token may not decide reviews (create it with --can-review)")
+    item = review_item_for_token(token=token, item_id=item_id)
+    if item.proposed_by and item.proposed_by == token.actor:
+        raise HttpError(403, "a token may not decide a review item it proposed")
+    return item
+
+
+@api.post(
+    "/review/{item_id}/approve",
+    response={200: DecisionOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    tags=["review"],
+    summary="Approve a review item",
+)
+def review_approve(request, payload: ReviewDecisionIn | None = None, item_id: int = Path(..., ge=1, le=MAX_ID)):
+    from governance.services import review_approve as approve
+
+    token = _token(request)
+    item = _reviewable_item(token, item_id)
+    payload = payload or ReviewDecisionIn()
+    decision = approve(item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct)
+    return _decision(decision)
+
+
+@api.post(
+    "/review/{item_id}/reject",
+    response={200: DecisionOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
+    tags=["review"],
+    summary="Reject a review item",
+)
+def review_reject(request, payload: ReviewDecisionIn | None = None, item_id: int = Path(..., ge=1, le=MAX_ID)):
+    from governance.services import review_reject as reject
+
+    token = _token(request)
+    item = _reviewable_item(token, item_id)
+    payload = payload or ReviewDecisionIn()
+    decision = reject(item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct)
+    return _decision(decision)
+
+
+# --- reflection -----------------------------------------------------------------------
+@api.post("/reflect", response={200: ReflectOut, **COMMON_ERRORS}, tags=["operations"], summary="Run one reflection pass")
+def reflect(request):
+    from api.reflection import run_reflection
+
+    token = _token(request)
+    if not token.all_advertisers:
+        raise HttpError(403, "reflection reads every advertiser's memories; it needs an all-advertiser token")
+    return run_reflection(actor=token.actor)

@@ -1,0 +1,64 @@
+"""The one place where exceptions become HTTP responses: domain errors are 4xx JSON
+`{"detail": …}`, never a traceback."""
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from ninja import NinjaAPI
+
+from memories.exceptions import DomainError, InvalidInput, NotFound
+
+logger = logging.getLogger("lingix.api")
+
+# Matched by class name as well, so domain errors defined in other apps (conflicts,
+# permission refusals) get the right status without this module importing them all.
+_STATUS_BY_NAME = {
+    "NotFound": 404,
+    "DoesNotExist": 404,
+    "InvalidInput": 422,
+    "ValidationFailed": 422,
+    "PermissionDenied": 403,
+    "Forbidden": 403,
+    "Conflict": 409,
+    "AlreadyDecided": 409,
+    "IdempotencyConflict": 409,
+    "StateConflict": 409,
+}
+
+
+def domain_error_status(exc: DomainError) -> int:
+    explicit = getattr(exc, "http_status", None) or getattr(exc, "status_code", None)
+    if isinstance(explicit, int) and 400 <= explicit < 500:
+        return explicit
+    for klass in type(exc).__mro__:
+        if klass.__name__ in _STATUS_BY_NAME:
+            return _STATUS_BY_NAME[klass.__name__]
+    return 400
+
+
+def install_exception_handlers(api: NinjaAPI) -> None:
+    from governance.providers.config import ProviderNotConfigured
+
+    @api.exception_handler(DomainError)
+    def _domain(request, exc: DomainError):
+        return api.create_response(request, {"detail": str(exc) or type(exc).__name__}, status=domain_error_status(exc))
+
+    @api.exception_handler(RequestDataTooBig)
+    def _too_big(request, exc):
+        from django.conf import settings
+
+        return api.create_response(
+            request, {"detail": f"request body larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes"}, status=413
+        )
+
+    @api.exception_handler(SuspiciousOperation)
+    def _suspicious(request, exc):
+        return api.create_response(request, {"detail": "bad request"}, status=400)
+
+    @api.exception_handler(ProviderNotConfigured)
+    def _no_provider(request, exc):
+        return api.create_response(request, {"detail": str(exc)}, status=503)
+
+
+__all__ = ["install_exception_handlers", "domain_error_status", "InvalidInput", "NotFound"]

@@ -1,0 +1,236 @@
+"""Request (In) and response (Out) shapes of the agent API. The bounds here are the
+API's input limits: anything outside them is a 422 before any service runs."""
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+
+MAX_QUERY_CHARS = 2000
+MAX_TEXT_CHARS = 8000
+MAX_DATA_BYTES = 16 * 1024
+MAX_TOP_K = 50
+MAX_MESSAGES = 50
+
+LayerCode = Literal["L1", "L2", "L3", "L4"]
+SourceCode = Literal["user", "assistant", "agent", "tool", "human", "system"]
+EventType = Literal[
+    "user_feedback",
+    "strategy_execution",
+    "environment_change",
+    "rule_update",
+    "anomaly_pattern",
+    "performance_optimization",
+    "cross_domain_correlation",
+    "periodic_pattern",
+]
+
+
+def _plain_text(value: str) -> str:
+    # NUL bytes and lone surrogates survive JSON decoding but not SQLite/UTF-8 encoding;
+    # refusing them here keeps them from turning into a 500 deep in a service.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (no lone surrogates)") from None
+    return value
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_plain_text)]
+NonBlank = Annotated[str, AfterValidator(_plain_text), AfterValidator(_non_blank)]
+# Advertiser and business-line codes: short, no whitespace or separators.
+Code = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$")]
+IdempotencyKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")]
+
+
+def _check_data(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    if value is None:
+        return value
+    try:
+        encoded = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        raise ValueError("data must be plain JSON text (no lone surrogates)") from None
+    if len(encoded) > MAX_DATA_BYTES:
+        raise ValueError(f"data must be at most {MAX_DATA_BYTES} bytes as JSON")
+    if "\\u0000" in json.dumps(value):
+        raise ValueError("data must not contain NUL characters")
+    return value
+
+
+class StrictIn(Schema):
+    # Unknown keys are refused so that a typo ("advertisor") is not silently ignored.
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- errors --------------------------------------------------------------------------
+class ErrorOut(Schema):
+    detail: Any = Field(..., description="a message, or for 422 the list of validation errors")
+
+
+# --- memories --------------------------------------------------------------------------
+class MemoryOut(Schema):
+    id: int
+    layer: str
+    content: str
+    advertiser: str | None
+    business_line: str
+    category: str
+    source: str
+    source_attribution: str
+    grounding: str
+    importance: float
+    confidence: float
+    status: str
+    tier: str
+    version: int
+    created_at: str | None
+    expires_at: str | None
+    data: Any
+
+
+class SearchHitOut(MemoryOut):
+    score: float
+    explain: dict[str, float] = {}
+
+
+class MemoryDetailOut(MemoryOut):
+    history: list[MemoryOut]
+
+
+# --- search ------------------------------------------------------------------------------
+class SearchIn(StrictIn):
+    query: Annotated[NonBlank, Field(max_length=MAX_QUERY_CHARS)]
+    advertiser: Code | None = Field(None, description="that advertiser plus global memories; must be in the token's scope")
+    business_line: Code | None = None
+    layers: list[LayerCode] | None = Field(None, max_length=4)
+    top_k: int = Field(5, ge=1, le=MAX_TOP_K)
+
+
+class SearchOut(Schema):
+    query: str
+    results: list[SearchHitOut]
+    timing_ms: dict[str, float]
+
+
+# --- write funnel ------------------------------------------------------------------------
+class IngestIn(StrictIn):
+    text: Annotated[NonBlank, Field(max_length=MAX_TEXT_CHARS)]
+    advertiser: Code | None = Field(
+        None, description="defaults to the token's advertiser when it has exactly one; global writes need an all-advertiser token"
+    )
+    business_line: Code | None = None
+    source: SourceCode = "agent"
+    layer: LayerCode | None = None
+    idempotency_key: IdempotencyKey | None = Field(None, description="a retry with the same key returns the first decision")
+
+
+class TriggerIn(StrictIn):
+    event_type: EventType
+    advertiser: Code | None = None
+    business_line: Code | None = None
+    summary: Annotated[Text, Field(max_length=MAX_TEXT_CHARS)] = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    source: SourceCode = "agent"
+    layer: LayerCode | None = None
+    idempotency_key: IdempotencyKey | None = None
+
+    @field_validator("data")
+    @classmethod
+    def _data_bounds(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _check_data(value) or {}
+
+
+class DecisionOut(BaseModel):
+    # A plain pydantic model: ninja's Schema would drop the extra keys the services add.
+    model_config = ConfigDict(extra="allow")
+
+    action: Literal["WRITE", "UPDATE", "REJECT", "PENDING_REVIEW"]
+    layer: str | None
+    memory_id: int | None
+    event_id: int | None
+    reasons: list[str]
+
+
+# --- status / reflect ----------------------------------------------------------------------
+class StatusOut(BaseModel):
+    # A plain pydantic model: ninja's Schema would drop the extra keys the services add.
+    model_config = ConfigDict(extra="allow")
+
+    memories: dict[str, int]
+    provider: str
+
+
+class ReflectOut(BaseModel):
+    # A plain pydantic model: ninja's Schema would drop the extra keys the services add.
+    model_config = ConfigDict(extra="allow")
+
+
+# --- review ----------------------------------------------------------------------------
+class ReviewItemOut(Schema):
+    id: int
+    kind: str
+    status: str
+    layer: str
+    advertiser: str | None
+    reason: str
+    payload: Any
+    proposed_by: str
+    memory_id: int | None
+    related_memory_id: int | None
+    event_id: int | None
+    created_at: str
+
+
+class ReviewListOut(Schema):
+    items: list[ReviewItemOut]
+
+
+class ReviewDecisionIn(StrictIn):
+    note: Annotated[Text, Field(max_length=2000)] = ""
+    decision_correct: bool | None = Field(None, description="was the automatic decision right? (feeds guard metrics)")
+
+
+# --- recall ------------------------------------------------------------------------------
+class MessageIn(Schema):
+    role: Annotated[str, Field(max_length=32)] = "user"
+    content: Annotated[Text, Field(max_length=MAX_TEXT_CHARS)] | list[Any] = ""
+
+
+class RecallIn(StrictIn):
+    messages: list[MessageIn] | None = Field(None, max_length=MAX_MESSAGES, description="the conversation; the last user turn is the query")
+    query: Annotated[Text, Field(max_length=MAX_QUERY_CHARS)] | None = None
+    advertiser: Code | None = None
+    business_line: Code | None = None
+    layers: list[LayerCode] | None = Field(None, max_length=4)
+    budget_tokens: int = Field(600, ge=50, le=4000)
+    top_k: int = Field(8, ge=1, le=20)
+    force: bool = Field(False, description="retrieve even when the turn looks like chit-chat")
+
+
+class RecallMemoryOut(Schema):
+    id: int
+    layer: str
+    advertiser: str | None
+    content: str
+    score: float
+    age: str
+    tokens: int
+
+
+class RecallOut(Schema):
+    context: str
+    memories: list[RecallMemoryOut]
+    tokens: int
+    retrieved: bool
+    reason: str
+    query: str
