@@ -24,7 +24,7 @@ from django.utils.translation import gettext, gettext_lazy as _, ngettext
 from governance.constants import ReviewStatus
 from governance.models import AuditLog, LayerPolicy, MemoryEvent, MetricSnapshot, ReflectionReport, ReviewItem, Trace
 from memories.admin import AdvertiserFilter
-from memories.constants import Layer, Status
+from memories.constants import Layer
 from memories.exceptions import DomainError
 
 
@@ -411,10 +411,10 @@ class LayerPolicyAdmin(admin.ModelAdmin):
         return render_to_string("admin/governance/layerpolicy/recent_edits.html", {"entries": entries})
 
     def save_model(self, request, obj, form, change):
-        from governance.services import layer_policy_update
+        from memories.admin_services import layer_policy_update
 
         changes = {name: form.cleaned_data[name] for name in form.changed_data}
-        layer_policy_update(policy=LayerPolicy.objects.get(pk=obj.pk), changes=changes, actor=request.user.get_username())
+        layer_policy_update(policy=LayerPolicy.objects.get(pk=obj.pk), user=request.user, changes=changes)
 
 
 @admin.register(AuditLog)

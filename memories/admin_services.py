@@ -171,3 +171,34 @@ def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
     done = embed_memories(ids)
     audit_record(event_type="memory.reembed", actor=_actor(user), target=None, extra={"memory_ids": ids, "embedded": done})
     return done
+
+
+# The soft parameters of a layer; the hard rules are code (governance.funnel.layer_policy).
+POLICY_TUNABLE_FIELDS = (
+    "default_ttl_hours", "capacity_per_advertiser", "promotion_min_age_days", "promotion_min_recalls",
+    "promotion_min_importance", "auto_promote", "sampled_audit_rate", "review_importance_below", "review_confidence_below",
+)
+
+
+@transaction.atomic
+def layer_policy_update(*, policy: Any, user: Any, changes: dict[str, Any]) -> Any:
+    """An operator's edit of one layer's tunable parameters, audited with before/after."""
+    from governance.audit import audit_record
+    from governance.models import LayerPolicy
+
+    if not user.has_perm("governance.change_layerpolicy"):
+        raise PermissionDenied(f"{_actor(user)} may not change layer policies")
+    unknown = set(changes) - set(POLICY_TUNABLE_FIELDS)
+    if unknown:
+        raise InvalidInput(f"not tunable: {', '.join(sorted(unknown))} (hard rules live in code)")
+    policy = LayerPolicy.objects.select_for_update().get(pk=policy.pk)
+    diff = {name: [getattr(policy, name), value] for name, value in changes.items() if getattr(policy, name) != value}
+    if not diff:
+        return policy
+    for name, value in changes.items():
+        setattr(policy, name, value)
+    policy.updated_by = _actor(user)
+    policy.full_clean()
+    policy.save()
+    audit_record(event_type="layer_policy.update", actor=_actor(user), target=policy, extra={"layer": policy.layer, "changes": diff})
+    return policy

@@ -23,13 +23,24 @@ def operator(db, django_user_model):
     return _staff(django_user_model, "operator_zhao", "operator")
 
 
-@pytest.fixture
-def reviewer_client(client, reviewer):
-    client.force_login(reviewer)
+def _client_for(user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
     return client
 
 
 @pytest.fixture
-def operator_client(client, operator):
-    client.force_login(operator)
-    return client
+def reviewer_client(reviewer):
+    return _client_for(reviewer)
+
+
+@pytest.fixture
+def second_reviewer_client(second_reviewer):
+    return _client_for(second_reviewer)
+
+
+@pytest.fixture
+def operator_client(operator):
+    return _client_for(operator)
