@@ -31,3 +31,70 @@ def resolve_provider_name() -> str:
     if os.environ.get("MEMORY_LLM_API_KEY"):
         return "openai"
     raise ProviderNotConfigured(NOT_CONFIGURED_MESSAGE)
+
+
+# --- funnel tuning ------------------------------------------------------------
+# Read from the environment at call time so tests and operators can change them
+# without touching settings.py.
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+def duplicate_cosine() -> float:
+    """Cosine at or above which a candidate with the same numbers and polarity repeats a memory."""
+    return _env_float("MEMORY_DUPLICATE_COSINE", 0.95)
+
+
+def related_cosine() -> float:
+    """Cosine at or above which two memories talk about the same thing (contradiction check)."""
+    return _env_float("MEMORY_RELATED_COSINE", 0.92)
+
+
+def classify_min_confidence() -> float:
+    return _env_float("MEMORY_CLASSIFY_MIN_CONFIDENCE", 0.5)
+
+
+def max_text_chars() -> int:
+    return int(_env_float("MEMORY_MAX_TEXT_CHARS", 8000))
+
+
+# Prices per 1k tokens, for traces' cost column; zero unless the operator sets them.
+def token_prices() -> tuple[float, float]:
+    return _env_float("MEMORY_LLM_PRICE_IN_PER_1K", 0.0), _env_float("MEMORY_LLM_PRICE_OUT_PER_1K", 0.0)
+
+
+def get_provider():
+    """The provider for classification and value checks (and judging, unless DoubtMem is set)."""
+    name = resolve_provider_name()
+    if name == "offline":
+        from governance.providers.offline import OfflineProvider
+
+        return OfflineProvider()
+    from governance.providers.openai_judge import OpenAIJudge
+
+    return OpenAIJudge(
+        base_url=settings.MEMORY_LLM_BASE_URL,
+        model=settings.MEMORY_JUDGE_MODEL,
+        timeout=settings.MEMORY_LLM_TIMEOUT,
+        max_retries=settings.MEMORY_LLM_MAX_RETRIES,
+    )
+
+
+def get_judge(base=None):
+    """The judge step's provider: the local DoubtMem model when its URL is set."""
+    base = base or get_provider()
+    doubtmem_url = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "") or getattr(settings, "MEMORY_DOUBTMEM_BASE_URL", "")
+    if doubtmem_url:
+        from governance.providers.doubtmem import DoubtMemJudge
+
+        return DoubtMemJudge(
+            base_url=doubtmem_url,
+            model=os.environ.get("MEMORY_DOUBTMEM_MODEL", "") or settings.MEMORY_DOUBTMEM_MODEL,
+            timeout=settings.MEMORY_LLM_TIMEOUT,
+            max_retries=settings.MEMORY_LLM_MAX_RETRIES,
+            fallback=base,
+        )
+    return base

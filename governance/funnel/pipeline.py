@@ -1,0 +1,279 @@
+"""The funnel runner. A pipeline is a list of stages; each takes the context and
+returns a StageOutcome (or None when it does not apply), which is stored as one Trace
+row at once, inside the caller's transaction. The first REJECT or PENDING_REVIEW ends
+the run."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from governance.funnel import conflict as conflict_stage
+from governance.funnel import validate as validate_stage
+from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
+from governance.funnel.related import find_related
+from governance.funnel.rules import guard_rules
+from governance.funnel.types import PASS, Candidate, StageOutcome
+from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
+from governance.funnel.verifier import verify
+from governance.models import LayerPolicy, MemoryEvent, Trace
+from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
+from governance.providers.config import classify_min_confidence
+from memories.constants import Layer
+
+FINAL = {"REJECT", "PENDING_REVIEW"}
+
+
+@dataclass
+class FunnelContext:
+    event: MemoryEvent
+    candidate: Candidate
+    provider: JudgeProvider
+    judge: JudgeProvider
+    policies: dict[str, LayerPolicy]
+    secret_findings: list[str] = field(default_factory=list)
+    outcomes: list[StageOutcome] = field(default_factory=list)
+    final: str | None = None
+    intended: str = "WRITE"
+    reasons: list[str] = field(default_factory=list)
+    criteria_met: int = 0
+    parked_by_provider: bool = False
+    pending_traces: list[tuple[StageOutcome, Any]] = field(default_factory=list)
+    memory: Any = None
+    review_item: Any = None
+
+    def policy(self) -> LayerPolicy | None:
+        return self.policies.get(self.candidate.layer or Layer.L2)
+
+
+Stage = Callable[[FunnelContext], StageOutcome | None]
+
+
+def _with_telemetry(outcome: StageOutcome, t: Telemetry) -> StageOutcome:
+    outcome.provider, outcome.model, outcome.prompt_version = t.provider, t.model, t.prompt_version
+    outcome.latency_ms, outcome.tokens_in, outcome.tokens_out, outcome.cost_usd = t.latency_ms, t.tokens_in, t.tokens_out, t.cost_usd
+    if t.attempts > 1:
+        outcome.scores["attempts"] = t.attempts
+    return outcome
+
+
+def _parked(stage: str, exc: ProviderUnavailable, ctx: FunnelContext) -> StageOutcome:
+    ctx.parked_by_provider = True
+    outcome = StageOutcome(stage, "PENDING_REVIEW", [f"{exc.telemetry.provider} judge unavailable: {exc.reason}; parked, nothing written"])
+    return _with_telemetry(outcome, exc.telemetry)
+
+
+# --- stages ----------------------------------------------------------------------
+def stage_safety(ctx: FunnelContext) -> StageOutcome:
+    if ctx.secret_findings:
+        kinds = sorted(set(ctx.secret_findings))
+        return StageOutcome("safety", "REJECT", [f"content holds a credential ({', '.join(kinds)}); redacted before storage and refused"], {"secrets": kinds})
+    return StageOutcome("safety", PASS, ["no credentials found"], {"secrets": []})
+
+
+def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
+    c = ctx.candidate
+    if c.trigger_type:
+        return None  # a structured trigger names its type; nothing to classify
+    try:
+        answer = ctx.provider.classify(text=c.content, source=c.source)
+    except ProviderUnavailable as exc:
+        return _parked("classify", exc, ctx)
+    out = answer.value
+    threshold = classify_min_confidence()
+    scores = {"trigger_type": out.trigger_type, "confidence": out.confidence, "threshold": threshold, "fields": out.fields}
+    if out.trigger_type == "none" or out.confidence < threshold:
+        why = out.reasons[:1] or [f"confidence {out.confidence} below {threshold}"]
+        return _with_telemetry(StageOutcome("classify", "REJECT", ["could not classify with enough confidence: " + why[0]], scores), answer.telemetry)
+    c.trigger_type = out.trigger_type
+    c.fields = dict(out.fields)
+    c.category = c.category or out.trigger_type
+    if not c.layer:
+        c.layer = DEFAULT_LAYER[c.trigger_type]
+    ctx.event.event_type = c.trigger_type
+    MemoryEvent.objects.filter(pk=ctx.event.pk).update(event_type=c.trigger_type)
+    return _with_telemetry(StageOutcome("classify", PASS, [f"{out.trigger_type} (confidence {out.confidence})", *out.reasons[:2]], scores), answer.telemetry)
+
+
+def stage_value(ctx: FunnelContext) -> StageOutcome:
+    c = ctx.candidate
+    offline = offline_value_checks(c)
+    try:
+        answer = ctx.provider.assess_value(trigger_type=c.trigger_type, content=c.content, data=c.data, source=c.source, offline_checks=offline)
+    except ProviderUnavailable as exc:
+        return _parked("value", exc, ctx)
+    labels = {cr.key: cr for cr in VALUE_CRITERIA[c.trigger_type]}
+    criteria = answer.value.criteria
+    results = {}
+    for i, key in enumerate(labels):
+        # Match by key; a model that renamed the keys is read in the order we asked.
+        got = next((cr for cr in criteria if cr.key == key), criteria[i] if i < len(criteria) else None)
+        results[key] = {"met": bool(got and got.met), "evidence": (got.evidence if got else "")[:200], "zh": labels[key].zh}
+    ctx.criteria_met = sum(1 for r in results.values() if r["met"])
+    missing = [f"{labels[k].zh} ({labels[k].en})" for k, r in results.items() if not r["met"]]
+    scores = {"criteria": results, "met": ctx.criteria_met}
+    if missing:
+        outcome = StageOutcome("value", "REJECT", [f"{c.trigger_type}: criterion not met: " + "; ".join(missing)], scores)
+    else:
+        outcome = StageOutcome("value", PASS, [f"{c.trigger_type}: all 3 criteria met"], scores)
+    return _with_telemetry(outcome, answer.telemetry)
+
+
+def stage_guard_rules(ctx: FunnelContext) -> StageOutcome:
+    started = time.perf_counter()
+    outcome = guard_rules(ctx.candidate)
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def stage_judge(ctx: FunnelContext) -> StageOutcome:
+    c = ctx.candidate
+    started = time.perf_counter()
+    find_related(c)
+    tools = verify(c)
+    tool_ms = (time.perf_counter() - started) * 1000
+    request = JudgeRequest(
+        content=c.content, trigger_type=c.trigger_type, source=c.source, layer=c.layer, advertiser=c.advertiser, data=c.data,
+        rule_attribution=c.attribution, grounding_hint=tools.get("grounding") or "unknown",
+        related=[{"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]} for r in c.related],
+    )
+    try:
+        answer = ctx.judge.judge(request=request)
+    except ProviderUnavailable as exc:
+        return _parked("judge", exc, ctx)
+    verdict = answer.value
+    # Tool conclusions win over the model's own view of grounding.
+    c.grounding = tools.get("grounding") or verdict.grounding
+    c.consistency = verdict.consistency
+    c.confidence = float(verdict.confidence)
+    scores: dict[str, Any] = {
+        "verdict": verdict.action, "judge_attribution": verdict.source_attribution, "rule_attribution": c.attribution,
+        "grounding": c.grounding, "consistency": verdict.consistency, "confidence": verdict.confidence, "tools": tools,
+        "tool_latency_ms": round(tool_ms, 3),
+    }
+    reasons = [*verdict.reasons[:4]]
+    policy = ctx.policy()
+    decision = PASS
+    if c.grounding == "unsupported":
+        decision = "REJECT"
+        reasons.insert(0, "grounding unsupported: the claim's numbers are not in the event's data")
+    elif verdict.action == "REJECT":
+        decision = "REJECT"
+    elif verdict.action == "PENDING_REVIEW":
+        decision = "PENDING_REVIEW"
+    elif policy is not None and c.confidence < policy.review_confidence_below:
+        decision = "PENDING_REVIEW"
+        reasons.insert(0, f"judge confidence {c.confidence} below the {c.layer} review threshold {policy.review_confidence_below}")
+    outcome = _with_telemetry(StageOutcome("judge", decision, reasons or [f"judge: {verdict.action}"], scores), answer.telemetry)
+    outcome.latency_ms += tool_ms
+    return outcome
+
+
+def stage_layer_policy(ctx: FunnelContext) -> StageOutcome:
+    started = time.perf_counter()
+    outcome = layer_policy(ctx.candidate, ctx.policies)
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def stage_conflict(ctx: FunnelContext) -> StageOutcome:
+    started = time.perf_counter()
+    outcome = conflict_stage.conflict(ctx.candidate)
+    if outcome.decision == "UPDATE":
+        ctx.intended = "UPDATE"
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def stage_validate(ctx: FunnelContext) -> StageOutcome:
+    started = time.perf_counter()
+    outcome = validate_stage.validate(ctx.candidate, ctx.policy(), ctx.criteria_met)
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def local(stage: Stage) -> Stage:
+    """Marks a stage that only reads and writes our own database: it runs inside the
+    write transaction, so its view of existing memories is the one the write commits
+    against. Stages that call a model run before it, so no lock is held on the network."""
+    stage.local = True  # type: ignore[attr-defined]
+    return stage
+
+
+def always(stage: Stage) -> Stage:
+    """Marks a stage that runs even after an earlier stage decided (commit, audit)."""
+    stage.always = True  # type: ignore[attr-defined]
+    stage.local = True  # type: ignore[attr-defined]
+    return stage
+
+
+local(stage_layer_policy)
+local(stage_conflict)
+local(stage_validate)
+
+
+def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory=None) -> Trace | None:
+    """Traces of stages that ran before the event row exists are buffered and written
+    with it, in the same transaction."""
+    ctx.outcomes.append(outcome)
+    if ctx.event.pk is None:
+        ctx.pending_traces.append((outcome, memory))
+        return None
+    return _store(ctx, outcome, memory, len(ctx.outcomes) - 1)
+
+
+def _store(ctx: FunnelContext, outcome: StageOutcome, memory, seq: int) -> Trace:
+    return Trace.objects.create(
+        event=ctx.event, memory=memory, seq=seq, stage=outcome.stage, decision=outcome.decision,
+        reasons=outcome.reasons, scores=outcome.scores, provider=outcome.provider, model=outcome.model[:128],
+        prompt_version=outcome.prompt_version[:32], latency_ms=round(outcome.latency_ms, 3), tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out, cost_usd=outcome.cost_usd,
+    )
+
+
+def flush_traces(ctx: FunnelContext) -> None:
+    for seq, (outcome, memory) in enumerate(ctx.pending_traces):
+        _store(ctx, outcome, memory, seq)
+    ctx.pending_traces = []
+
+
+def run_stages(ctx: FunnelContext, stages: list[Stage]) -> None:
+    for stage in stages:
+        if ctx.final is not None and not getattr(stage, "always", False):
+            continue
+        outcome = stage(ctx)
+        if outcome is None:
+            continue
+        record_trace(ctx, outcome)
+        if ctx.final is None and outcome.decision in FINAL:
+            ctx.final = outcome.decision
+            ctx.reasons = list(outcome.reasons)
+
+
+def split(pipeline: list[Stage]) -> tuple[list[Stage], list[Stage]]:
+    for i, stage in enumerate(pipeline):
+        if getattr(stage, "local", False):
+            return pipeline[:i], pipeline[i:]
+    return pipeline, []
+
+
+def settle(ctx: FunnelContext) -> None:
+    """No stage refused or parked: the event writes (or updates)."""
+    if ctx.final is None:
+        ctx.final = ctx.intended
+        ctx.reasons = [r for o in ctx.outcomes if o.stage in {"conflict", "validate"} and o.decision != "REJECT" for r in o.reasons[:1]]
+
+
+def new_candidate(*, event: MemoryEvent, content: str, trigger_type: str, layer: str) -> Candidate:
+    category = ""
+    if isinstance(event.data, dict) and isinstance(event.data.get("category"), str):
+        category = event.data["category"][:64]
+    return Candidate(
+        content=content, trigger_type=trigger_type, source=event.source,
+        layer=layer or (DEFAULT_LAYER.get(trigger_type, "") if trigger_type else ""), layer_requested=bool(layer),
+        advertiser=event.advertiser, business_line=event.business_line, category=category or trigger_type,
+        data=dict(event.data or {}),
+    )
+
+

@@ -1,0 +1,83 @@
+"""Nearby memories for a candidate: same layer, same advertiser scope (plus global),
+active and unexpired, ranked by cosine over the configured embedder's vectors."""
+from __future__ import annotations
+
+import numpy as np
+from django.db.models import Q
+from django.utils import timezone
+
+from governance.funnel import signals as s
+from governance.funnel.types import Candidate
+from governance.providers.config import duplicate_cosine, related_cosine
+from memories.constants import Status
+from memories.embeddings import get_embedder
+from memories.hashing import content_hash
+from memories.models import Memory
+from memories.services import embedding_text
+
+SCAN_LIMIT = 2000
+KEEP = 5
+
+
+def _scope(c: Candidate):
+    now = timezone.now()
+    qs = Memory.objects.filter(status=Status.ACTIVE, layer=c.layer).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    if c.advertiser:
+        qs = qs.filter(Q(advertiser=c.advertiser) | Q(advertiser__isnull=True))
+    else:
+        qs = qs.filter(advertiser__isnull=True)
+    return qs.order_by("-created_at")[:SCAN_LIMIT]
+
+
+def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> str:
+    """duplicate / contradiction / related / '' — numbers and negation decide between
+    'says the same' and 'says the opposite', since embeddings barely tell them apart."""
+    if same_hash:
+        return "duplicate"
+    new_nums, old_nums = sorted(set(s.numbers(new_text))), sorted(set(s.numbers(old_text)))
+    numbers_differ = bool(new_nums) and bool(old_nums) and new_nums != old_nums
+    polarity_differs = (s.negation_count(new_text) > 0) != (s.negation_count(old_text) > 0)
+    if cosine >= related_cosine() and (numbers_differ or polarity_differs):
+        return "contradiction"
+    if cosine >= duplicate_cosine():
+        return "duplicate"
+    if cosine >= related_cosine():
+        return "related"
+    return ""
+
+
+def find_related(c: Candidate) -> list[dict]:
+    """[{memory, cosine, relation}] best first; cached on the candidate."""
+    if c.related is not None:
+        return c.related
+    rows = list(_scope(c).only("id", "content", "category", "embedding", "embedding_model", "embedding_dim", "content_hash",
+                               "layer", "advertiser", "source_attribution", "grounding", "version"))
+    if not rows:
+        c.related = []
+        return []
+    embedder = get_embedder()
+    probe = Memory(content=c.content, category=c.category)
+    query = embedder.embed_passages([embedding_text(probe)])[0]
+    vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
+    missing = []
+    for i, m in enumerate(rows):
+        if m.embedding is not None and m.embedding_model == embedder.model_name and m.embedding_dim == embedder.dimension:
+            vectors[i] = np.frombuffer(bytes(m.embedding), dtype=np.float32)
+        else:
+            missing.append(i)
+    if missing:
+        # Not yet embedded (the on-commit job has not run): embed them here, without storing.
+        fresh = embedder.embed_passages([embedding_text(rows[i]) for i in missing])
+        for k, i in enumerate(missing):
+            vectors[i] = fresh[k]
+    cosines = vectors @ query
+    order = np.argsort(-cosines)[:KEEP]
+    new_hash = content_hash(c.content)
+    found = []
+    for i in order:
+        m, cos = rows[int(i)], float(cosines[int(i)])
+        rel = relation(c.content, m.content, cos, m.content_hash == new_hash)
+        if rel:
+            found.append({"memory": m, "cosine": round(cos, 4), "relation": rel})
+    c.related = found
+    return found

@@ -1,0 +1,169 @@
+"""Deterministic Chinese/English text signals shared by the offline classifier, the
+value checks, the guard rules and the offline judge. Each is a compiled pattern so a
+trace can say exactly which phrase fired."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _rx(*parts: str) -> re.Pattern[str]:
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+SUGGESTION = _rx(
+    r"建议", r"推荐", r"可以考虑", r"不妨", r"最好(?:是|能)?", r"试试", r"应该尝试",
+    r"\byou should\b", r"\bi (?:would )?(?:suggest|recommend)\b", r"\bwe (?:could|might) try\b",
+    r"\brecommend(?:ed|s|ation)?\b", r"\bsuggest(?:ed|s|ion)?\b", r"\bconsider(?:ing)?\b", r"\bhow about\b",
+)
+CONFIRMATION = _rx(
+    r"用户(?:已)?(?:确认|同意|采纳|认可|批准)", r"客户(?:已)?(?:确认|同意|采纳|认可)", r"已确认", r"确认(?:执行|采纳)",
+    r"(?:用户|客户)说(?:好|可以|行|就这么办)", r"就按这个", r"就这么办",
+    r"\buser (?:has )?(?:confirmed|agreed|approved|accepted)\b", r"\b(?:confirmed|approved) by the (?:user|client)\b",
+    r"\bclient (?:confirmed|agreed|approved)\b",
+)
+HEDGE = _rx(
+    r"可能", r"也许", r"或许", r"大概", r"好像", r"似乎", r"不确定", r"说不定", r"应该是吧", r"估计",
+    r"\bmaybe\b", r"\bperhaps\b", r"\bmight\b", r"\bpossibly\b", r"\bnot sure\b", r"\bi guess\b", r"\bprobably\b",
+)
+# "可能原因" names a hypothesised cause, which an anomaly report is expected to carry.
+HEDGE_EXEMPT = _rx(r"可能(?:的)?原因", r"\bpossible (?:cause|reason)s?\b")
+PREFERENCE = _rx(r"喜欢", r"偏好", r"想要", r"倾向", r"\bprefer", r"\blikes?\b", r"\bwants?\b")
+GREETING = _rx(
+    r"^\s*(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢|多谢|感谢|好的|好滴|收到|了解|明白|嗯+|哦+|ok(?:ay)?|thanks?(?: you)?|thank you|hi|hello|hey|got it|sure|noted)[\s!！。.,，~]*$"
+)
+USER_VOICE = _rx(
+    r"用户(?:说|表示|反馈|要求|纠正|指出|强调|明确|提出|不希望|希望|不要|要)", r"客户(?:说|表示|反馈|要求|纠正|指出|强调|明确|不希望|希望)",
+    r"广告主(?:说|表示|反馈|要求|纠正|明确)", r"\b(?:the )?(?:user|client|advertiser) (?:said|says|asked|wants|insisted|corrected|told|requested|prefers)\b",
+)
+ASSISTANT_VOICE = _rx(r"助手建议", r"AI建议", r"智能体建议", r"\bassistant (?:suggested|recommended)\b", r"\bthe agent suggested\b")
+CORRECTION = _rx(r"纠正", r"更正", r"改为", r"改成", r"不再", r"以后", r"从现在起", r"\binstead\b", r"\bfrom now on\b", r"\bcorrect(?:ion|ed)\b", r"\bno longer\b")
+ATTITUDE = _rx(
+    r"不要", r"别再", r"必须", r"一定要", r"禁止", r"不允许", r"不能", r"应该", r"只(?:投|用|要)", r"喜欢", r"偏好", r"不满意", r"满意",
+    r"纠正", r"更正", r"改为", r"改成", r"\bdon'?t\b", r"\bnever\b", r"\balways\b", r"\bmust\b", r"\bprefer", r"\bshould\b", r"\bstop\b", r"\bonly\b",
+)
+ACTION = _rx(
+    r"出价", r"预算", r"投放", r"定向", r"人群", r"创意", r"素材", r"时段", r"关键词", r"落地页", r"渠道", r"加价", r"降价", r"提价", r"暂停", r"开启",
+    r"扩量", r"控量", r"调价", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
+)
+METRIC = _rx(r"\bROI\b", r"\bCTR\b", r"\bCVR\b", r"\bCPA\b", r"\bCPC\b", r"\bCPM\b", r"\bGMV\b", r"\bROAS\b", r"转化率", r"点击率", r"成本", r"消耗", r"曝光", r"转化", r"花费", r"\bconversion", r"\bspend\b", r"\bcost\b")
+EFFECT = _rx(
+    r"提升", r"提高", r"上升", r"增长", r"上涨", r"下降", r"降低", r"下跌", r"暴跌", r"骤降", r"翻倍", r"减少", r"增加",
+    r"\bincrease[sd]?\b", r"\bimprove[sd]?\b", r"\brose\b", r"\brise[sn]?\b", r"\bdrop(?:ped|s)?\b", r"\bfell\b", r"\bdecline[sd]?\b", r"\blift\b", r"\bgrew\b",
+)
+CAUSAL = _rx(r"因为", r"由于", r"导致", r"所以", r"因此", r"使得", r"带来", r"之后", r"后[，,]?\s*\S*(?:ROI|转化|成本|点击)", r"\bbecause\b", r"\bdue to\b", r"\bled to\b", r"\bresult(?:ed)? in\b", r"\bafter\b", r"\bso\b", r"\bcaused\b")
+TARGET_ACTUAL = _rx(r"目标.{0,12}实际", r"实际.{0,12}目标", r"从\s*\d[\d.]*\S{0,3}\s*(?:提升|提高|上升|增长|下降|降低|降|升|涨|跌)?到\s*\d", r"\bfrom\s+\d[\d.]*\S{0,3}\s+to\s+\d", r"\btarget\b.{0,30}\bactual\b", r"\bvs\.?\b", r"达成率", r"对比")
+CONDITION = _rx(
+    r"当.{1,20}时", r"在.{1,20}(?:期间|时|情况下|场景下|阶段)", r"如果", r"若", r"对于", r"针对", r"仅限", r"仅适用", r"适用于", r"前提是", r"冷启动期", r"大促期间",
+    r"\bif\b", r"\bwhen\b", r"\bonly (?:for|during|when)\b", r"\bduring\b", r"\bapplies to\b", r"\bfor (?:new|cold)\b",
+)
+TIME_BOUND = _rx(
+    r"\d{1,2}月\d{1,2}日", r"\d{4}-\d{1,2}-\d{1,2}", r"今天", r"明天", r"今晚", r"本周", r"下周", r"本月", r"期间", r"截至", r"截止", r"至\d", r"到\d{1,2}[月号日点]", r"\d+\s*(?:小时|天|日)内",
+    r"双11", r"双十一", r"618", r"大促", r"春节", r"\btoday\b", r"\btomorrow\b", r"\btonight\b", r"\buntil\b", r"\bthis week\b", r"\bnext week\b", r"\bfor the next\b", r"\bbetween\b",
+)
+OBSERVATION = _rx(r"监测到", r"监控(?:显示|发现)", r"观测到", r"数据显示", r"报表显示", r"系统(?:显示|检测|提示)", r"检测到", r"\bobserved\b", r"\bdetected\b", r"\bmonitoring shows\b", r"\bdata shows\b", r"\breport shows\b")
+DECISION_IMPACT = _rx(r"出价", r"预算", r"投放", r"策略", r"调整", r"控量", r"扩量", r"暂停", r"\bbid", r"\bbudget", r"\bstrategy\b", r"\badjust", r"\bpause\b", r"\bpacing\b")
+AUTHORITY = _rx(r"合规", r"法规", r"法律", r"监管", r"广告法", r"平台(?:规定|规则|政策|要求)", r"公司(?:规定|政策|要求)", r"财务(?:要求|规定)", r"政策", r"规定", r"\bcompliance\b", r"\bregulat", r"\bpolicy\b", r"\blegal\b")
+SCOPE = _rx(r"所有", r"全部", r"全体", r"一律", r"各", r"类目", r"行业", r"账户", r"广告主", r"品牌", r"\ball\b", r"\bevery\b", r"\bacross\b", r"\bcategory\b", r"\baccount", r"\bbrand")
+HARD_CONSTRAINT = _rx(r"禁止", r"不得", r"不能", r"不允许", r"严禁", r"必须", r"上限", r"下限", r"不超过", r"不高于", r"不低于", r"最高", r"最低", r"\bmust\b", r"\bnever\b", r"\bprohibit", r"\bnot allowed\b", r"\bcap\b", r"\blimit\b", r"\bmax(?:imum)?\b", r"\bat most\b")
+DEVIATION = _rx(r"偏离", r"异常", r"暴跌", r"骤降", r"暴涨", r"激增", r"飙升", r"突增", r"突降", r"\banomal", r"\bspike", r"\bplunge", r"\bsurge", r"\bcollapse", r"\bdeviat")
+REPEATED = _rx(r"连续\s*\S{0,3}\s*(?:天|日|周|次|个)", r"多次", r"反复", r"持续", r"又一次", r"再次", r"过去\s*\S{1,3}\s*(?:天|周|个月)", r"\bconsecutive\b", r"\brepeated(?:ly)?\b", r"\bagain\b", r"\bfor \d+ (?:days|weeks)\b", r"\bpersist")
+SINGLE_VARIABLE = _rx(r"仅调整", r"只调整", r"只改", r"仅改", r"其他(?:条件|变量|设置)?不变", r"单一变量", r"控制变量", r"\bonly changed\b", r"\bsingle variable\b", r"\beverything else (?:unchanged|the same)\b", r"\bkept .{0,20} constant\b", r"\bA/B\b")
+CORRELATION = _rx(r"相关系数", r"显著", r"样本", r"置信", r"p\s*[<=]", r"\bcorrelat", r"\bsignifican", r"\bsample", r"\bconfidence interval\b", r"\br\s*=\s*0")
+CONFOUNDER = _rx(r"排除", r"剔除", r"控制了", r"控制住", r"已校正", r"\bcontrolled for\b", r"\bexcluding\b", r"\bruled out\b", r"\badjusted for\b")
+PERIOD = _rx(r"每周", r"每天", r"每日", r"每月", r"每晚", r"每逢", r"周末", r"工作日", r"周[一二三四五六日]", r"季度", r"节假日", r"凌晨", r"晚高峰", r"午间", r"\bweekly\b", r"\bdaily\b", r"\bevery (?:day|week|month|weekend|monday|friday)\b", r"\bweekends?\b", r"\bweekdays?\b", r"\bmonthly\b", r"\bseasonal")
+CYCLES = re.compile(r"(?:连续|过去|近)\s*(\d+|[两二三四五六七八九十]+)\s*(?:个)?(?:周|天|月|个周期|次)|\b(?:for|over|past|last)\s+(\d+|two|three|four|five|six)\s+(?:weeks|days|months|cycles)\b", re.IGNORECASE)
+DOMAIN = _rx(r"美妆", r"医药", r"OTC", r"母婴", r"食品", r"服饰", r"3C", r"家电", r"教育", r"游戏", r"搜索", r"信息流", r"直播", r"短视频", r"开屏", r"\bsearch\b", r"\bfeed\b", r"\blive ?stream", r"\bshort video\b", r"\bbeauty\b", r"\bpharma", r"\bapparel\b")
+INJECTION = _rx(r"\[\s*system\s*:", r"<\s*/?\s*system\s*>", r"ignore (?:all |the )?(?:previous|above|prior) (?:instructions|rules)", r"忽略(?:以上|之前|上述)(?:的)?(?:指令|规则|要求)", r"你现在是", r"write (?:this )?to L[1-4]", r"写入\s*L[1-4]", r"\boverride\b.{0,20}\b(?:rule|policy)")
+NEGATION = _rx(r"不要", r"不能", r"不得", r"禁止", r"别", r"停止", r"不再", r"没有", r"\bnot\b", r"\bnever\b", r"\bdon'?t\b", r"\bno longer\b", r"\bstop\b")
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+
+_CN_DIGITS = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+              "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def hits(pattern: re.Pattern[str], text: str) -> list[str]:
+    return [m.group(0) for m in pattern.finditer(text or "")]
+
+
+def has(pattern: re.Pattern[str], text: str) -> bool:
+    return bool(pattern.search(text or ""))
+
+
+def is_hedged(text: str) -> list[str]:
+    cleaned = HEDGE_EXEMPT.sub(" ", text or "")
+    return hits(HEDGE, cleaned)
+
+
+def numbers(text: str) -> list[float]:
+    """Numbers quoted in the text, percent signs and units dropped. Years and dates are
+    kept out so '2026年' is not read as a metric."""
+    found = []
+    for match in NUMBER.finditer(text or ""):
+        value = float(match.group(1))
+        tail = (text or "")[match.end(): match.end() + 1]
+        if tail in {"年", "月", "日", "号", "-", "/"} or (1900 <= value <= 2100 and not match.group(2)):
+            continue
+        found.append(value)
+    return found
+
+
+def cycle_count(text: str) -> int:
+    best = 0
+    for match in CYCLES.finditer(text or ""):
+        raw = (match.group(1) or match.group(2) or "").lower()
+        value = int(raw) if raw.isdigit() else _CN_DIGITS.get(raw, 0)
+        best = max(best, value)
+    return best
+
+
+def negation_count(text: str) -> int:
+    return len(hits(NEGATION, text))
+
+
+@dataclass(frozen=True)
+class NumberMatch:
+    claimed: list[float]
+    matched: list[float]
+    unmatched: list[float]
+    repeats: int
+
+
+def numbers_in_data(data: object) -> list[float]:
+    """Every number anywhere in a JSON value (strings included), for grounding checks."""
+    out: list[float] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, bool):
+            return
+        if isinstance(value, (int, float)):
+            out.append(float(value))
+        elif isinstance(value, str):
+            out.extend(numbers(value))
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(data)
+    return out
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= max(1e-6, 0.005 * max(abs(a), abs(b)))
+
+
+def match_numbers(claimed: list[float], evidence: list[float]) -> NumberMatch:
+    """Which claimed numbers the evidence holds, and how often the best-supported one
+    recurs. A percentage may be stored as a fraction (20% ↔ 0.2)."""
+    matched, unmatched, repeats = [], [], 0
+    for value in claimed:
+        count = sum(1 for e in evidence if _close(e, value) or _close(e * 100, value) or _close(e, value * 100))
+        if count:
+            matched.append(value)
+            repeats = max(repeats, count)
+        else:
+            unmatched.append(value)
+    return NumberMatch(claimed=claimed, matched=matched, unmatched=unmatched, repeats=repeats)

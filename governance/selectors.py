@@ -1,0 +1,73 @@
+"""Reads of the governance app: the review queue, events and their traces."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from governance.constants import ReviewStatus
+from governance.models import MemoryEvent, ReviewItem
+from memories.exceptions import InvalidInput, NotFound
+
+MAX_QUEUE = 500
+
+
+def review_queue(
+    *,
+    status: str | None = ReviewStatus.OPEN,
+    kind: str | None = None,
+    advertisers: tuple[str, ...] | None = None,
+    limit: int = 50,
+) -> QuerySet[ReviewItem]:
+    """Review items, oldest first. `advertisers=None` is the operator view; otherwise
+    only those advertisers' items plus global ones."""
+    if status is not None and status not in {c.value for c in ReviewStatus}:
+        raise InvalidInput(f"unknown review status {status!r}")
+    qs = ReviewItem.objects.select_related("event", "memory", "related_memory").order_by("created_at", "id")
+    if status is not None:
+        qs = qs.filter(status=status)
+    if kind:
+        qs = qs.filter(kind=kind)
+    if advertisers is not None:
+        qs = qs.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    return qs[: max(1, min(int(limit), MAX_QUEUE))]
+
+
+def review_item_get(*, item_id: int, advertisers: tuple[str, ...] | None = None) -> ReviewItem:
+    qs = ReviewItem.objects.select_related("event", "memory")
+    if advertisers is not None:
+        qs = qs.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    item = qs.filter(pk=item_id).first()
+    if item is None:
+        raise NotFound(f"review item {item_id} not found")
+    return item
+
+
+def event_get(*, event_id: int) -> MemoryEvent:
+    event = MemoryEvent.objects.filter(pk=event_id).first()
+    if event is None:
+        raise NotFound(f"event {event_id} not found")
+    return event
+
+
+def review_item_dict(item: ReviewItem) -> dict[str, Any]:
+    candidate = (item.payload or {}).get("candidate") or {}
+    return {
+        "id": item.pk,
+        "kind": item.kind,
+        "status": item.status,
+        "layer": item.layer or None,
+        "advertiser": item.advertiser,
+        "reason": item.reason,
+        "content": candidate.get("content") or (item.memory.content if item.memory else ""),
+        "auto_action": (item.payload or {}).get("auto_action"),
+        "event_id": item.event_id,
+        "memory_id": item.memory_id,
+        "related_memory_id": item.related_memory_id,
+        "proposed_by": item.proposed_by,
+        "reviewer": item.reviewer_name or None,
+        "note": item.note,
+        "decision_correct": item.decision_correct,
+        "created_at": item.created_at.isoformat(),
+        "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+    }
