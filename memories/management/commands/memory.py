@@ -20,6 +20,7 @@ SUBCOMMAND_MODULES = [
     "memories.cli.backup",
     "api.cli",
     "memories.cli.maintain",
+    "governance.cli",
 ]
 
 
