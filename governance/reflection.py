@@ -247,12 +247,15 @@ def _item_reason(kind: str, finding: dict[str, Any]) -> str:
     return f"{who} was rejected {finding['count']} times for the same reason: {finding['reason']}"
 
 
-def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: datetime) -> list[int]:
+def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: datetime, window_days: int) -> list[int]:
+    """One item per finding: none while an item for it is open, nor within a window of a
+    reviewer settling it (a reviewer who kept a stale memory should not be asked daily)."""
     from governance.services import review_item_create
 
+    recent = Q(status=ReviewStatus.OPEN) | Q(decided_at__gt=now - timedelta(days=window_days))
     open_keys = {
         (item.payload or {}).get("key")
-        for item in ReviewItem.objects.filter(kind=ReviewKind.REFLECTION, status=ReviewStatus.OPEN).only("payload")
+        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload")
     }
     created = []
     for kind, finding in kind_findings:
@@ -299,6 +302,7 @@ def reflect(
             [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions]
             + [("repeated_reject", f) for f in rejects],
             now=now,
+            window_days=config.window_days,
         )
         counts = {"stale": len(stale), "contradictions": len(contradictions), "repeated_rejects": len(rejects)}
         summary = (

@@ -10,8 +10,8 @@ LayerPolicy (the policy of the layer it leaves):
 - no open conflict review item involves it,
 - it was not promoted before, and no promotion of it is waiting or was refused.
 
-By default a promotion only opens a `promotion` review item; the reviewer's approval
-calls `promotion_apply`. With `auto_promote` set on the L2 policy the template is written
+By default a promotion only opens a `promotion` review item that carries the template
+as its candidate; the reviewer's approval writes it (governance.services.review_approve). With `auto_promote` set on the L2 policy the template is written
 at once. Either way a MemoryEvent(kind=promotion) with its traces records what happened,
 and the template links back to its source through `derived_from`."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
-from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
+from memories.constants import Attribution, Grounding, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch
 from memories.models import Memory
@@ -84,26 +84,28 @@ def template_content(source: Memory) -> str:
     return content if content.startswith(TEMPLATE_PREFIX) else f"{TEMPLATE_PREFIX}{content}"
 
 
-def _write_template(*, source: Memory, now: datetime) -> Memory:
-    from memories.services import memory_create
+def template_candidate(source: Memory) -> dict[str, Any]:
+    """The L4 memory a promotion writes, in the funnel's candidate shape, so an approval
+    in the review queue and an automatic promotion write through the same path."""
+    return {
+        "content": template_content(source),
+        "layer": Layer.L4,
+        "advertiser": source.advertiser,
+        "business_line": source.business_line,
+        "category": source.category,
+        "source": Source.SYSTEM,
+        "source_attribution": Attribution.PROMOTION,
+        "grounding": source.grounding,
+        "confidence": source.confidence,
+        "importance": source.importance,
+        "data": {**(source.data or {}), "promoted_from": [source.pk]},
+    }
 
-    template = memory_create(
-        layer=Layer.L4,
-        content=template_content(source),
-        data={**(source.data or {}), "promoted_from": [source.pk]},
-        advertiser=source.advertiser,
-        business_line=source.business_line,
-        category=source.category,
-        source=Source.SYSTEM,
-        source_attribution=Attribution.PROMOTION,
-        grounding=source.grounding,
-        importance=source.importance,
-        confidence=source.confidence,
-        tier=Tier.WORKING,
-        created_at=now,
-    )
-    template.derived_from.add(source)
-    return template
+
+def _write_template(*, source: Memory) -> Memory:
+    from governance.funnel.commit import write_payload
+
+    return write_payload(payload=template_candidate(source), derived_from=[source])
 
 
 def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any], auto: bool):
@@ -147,7 +149,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
                          reasons=["age, use, importance and grounding meet the L2 policy", "no open conflict"],
                          provider="lifecycle", created_at=now)
     if auto:
-        template = _write_template(source=source, now=now)
+        template = _write_template(source=source)
         event.memory = template
         event.save(update_fields=["memory"])
         Trace.objects.create(event=event, memory=template, seq=2, stage=STAGE, decision="WRITE",
@@ -161,7 +163,8 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
         layer=Layer.L4,
         advertiser=source.advertiser,
         reason=f"L2 #{source.pk} is mature: promote it to an L4 template?",
-        payload={"template": template_content(source), "source_ids": [source.pk], "criteria": criteria},
+        candidate=template_candidate(source),
+        payload={"source_ids": [source.pk], "criteria": criteria},
         proposed_by=f"lifecycle:{actor}",
     )
     Trace.objects.create(event=event, memory=source, seq=2, stage=STAGE, decision="PENDING_REVIEW",
@@ -185,31 +188,3 @@ def memories_promote(*, now: datetime, actor: str = "scheduler", limit: int = 10
         "auto_promote": bool(policy.auto_promote),
         "outcomes": outcomes[:50],
     }
-
-
-def promotion_apply(*, item, actor: str, now: datetime) -> Memory:
-    """Write the L4 template of an approved promotion review item. The caller (the review
-    service) owns the transaction and the item's own status."""
-    from governance.constants import Action, EventStatus, ReviewKind
-    from governance.models import MemoryEvent, Trace
-
-    if item.kind != ReviewKind.PROMOTION:
-        raise InvalidInput(f"review item {item.pk} is a {item.kind} item, not a promotion")
-    source = Memory.objects.select_for_update().filter(pk=item.memory_id).first()
-    if source is None or source.layer != Layer.L2 or source.status != Status.ACTIVE:
-        state = "gone" if source is None else f"{source.layer} {source.status}"
-        raise InvalidInput(f"cannot promote: source memory {item.memory_id} is {state}")
-    if source.derivatives.filter(layer=Layer.L4).exists():
-        raise InvalidInput(f"memory {source.pk} was already promoted")
-    template = _write_template(source=source, now=now)
-    if item.event_id:
-        MemoryEvent.objects.filter(pk=item.event_id).update(
-            memory=template, action=Action.WRITE, status=EventStatus.RESOLVED, decided_at=now
-        )
-        seq = Trace.objects.filter(event_id=item.event_id).count() + 1
-    else:
-        seq = 1
-    Trace.objects.create(event_id=item.event_id, memory=template, seq=seq, stage=STAGE, decision="WRITE",
-                         reasons=[f"review item #{item.pk} approved by {actor}", f"L4 template #{template.pk} from L2 #{source.pk}"],
-                         provider="lifecycle", created_at=now)
-    return template

@@ -1,0 +1,87 @@
+"""The django-q2 side: schedules declared once by the migration, and each task run
+through async_task (Q_CLUSTER sync mode in the test settings)."""
+from datetime import timedelta
+from importlib import import_module
+
+import pytest
+from django.apps import apps as django_apps
+from django.utils import timezone
+from django_q.models import Schedule, Task
+from django_q.tasks import async_task, result
+
+from memories.constants import Status
+from memories.models import Memory
+
+migration = import_module("memories.migrations.0003_schedules")
+
+
+def _callable(dotted: str):
+    module, name = dotted.rsplit(".", 1)
+    return getattr(import_module(module), name)
+
+
+def test_every_schedule_is_declared_once_and_points_at_a_real_task(db):
+    schedules = {s.name: s for s in Schedule.objects.all()}
+    assert set(migration.SCHEDULES) <= set(schedules)
+    funcs = {schedules[name].func for name in migration.SCHEDULES}
+    assert funcs == {f"memories.tasks.{t}" for t in ("expire", "promote", "evict", "backfill", "reflect", "snapshot")}
+    for func in funcs:
+        assert callable(_callable(func))
+    assert all(schedules[name].repeats == -1 for name in migration.SCHEDULES)
+
+
+def test_declaring_again_updates_instead_of_duplicating(db):
+    Schedule.objects.filter(name="lifecycle: expire L3").update(minutes=99, func="somewhere.else")
+    migration.declare(django_apps, None)
+    expire = Schedule.objects.get(name="lifecycle: expire L3")
+    assert (expire.func, expire.minutes) == ("memories.tasks.expire", 10)
+    assert Schedule.objects.filter(name__in=list(migration.SCHEDULES)).count() == len(migration.SCHEDULES)
+
+
+def _run(func: str):
+    task_id = async_task(func)
+    task = Task.objects.get(id=task_id)
+    assert task.success, task.result
+    return result(task_id)
+
+
+def test_expire_task_runs_through_the_queue(make_memory):
+    now = timezone.now()
+    due = make_memory("brand_A 感冒药计划ROI异常下降到1.2", layer="L3", source="tool", expires_at=now - timedelta(minutes=5), embed=False)
+    fresh = make_memory("brand_A 双十二预热CPM上涨25%", layer="L3", source="tool", expires_at=now + timedelta(hours=5), embed=False)
+    outcome = _run("memories.tasks.expire")
+    assert outcome["expired"] == 1
+    assert Memory.objects.get(pk=due.pk).status == Status.EXPIRED
+    assert Memory.objects.get(pk=fresh.pk).status == Status.ACTIVE
+
+
+def test_evict_task_reports_tiers_and_eviction(make_memory, policy):
+    policy("L2", capacity_per_advertiser=1)
+    old = make_memory("brand_C 去年的耳机素材测试结论", advertiser="brand_C", importance=1, embed=False,
+                      created_at=timezone.now() - timedelta(days=300))
+    make_memory("brand_C 开学季预算提升40%后订单量增长55%", advertiser="brand_C", importance=7, embed=False)
+    outcome = _run("memories.tasks.evict")
+    assert outcome["archived"] == 1 and outcome["memory_ids"] == [old.pk]
+    assert outcome["tiers"]["evaluated"] == 2
+
+
+def test_backfill_task_embeds_what_is_missing(make_memory):
+    memory = make_memory("信息流素材疲劳周期约为7-10天", embed=False)
+    assert Memory.objects.get(pk=memory.pk).embedding is None
+    outcome = _run("memories.tasks.backfill")
+    assert outcome["embedded"] == 1
+    memory.refresh_from_db()
+    assert memory.embedding_dim == 384 and memory.embedding_model
+    assert _run("memories.tasks.backfill")["embedded"] == 0
+
+
+def test_snapshot_task_stores_a_metrics_row(demo_memories):
+    from governance.models import MetricSnapshot
+
+    outcome = _run("memories.tasks.snapshot")
+    snapshot = MetricSnapshot.objects.get(pk=outcome["snapshot_id"])
+    memories = snapshot.metrics["memories"]
+    assert memories["total"] == len(demo_memories)
+    assert sum(memories["active_by_layer"].values()) == memories["by_status"]["active"]
+    assert snapshot.metrics["embeddings_missing_or_stale"] == 0
+    assert "guard" in snapshot.metrics and "guardrail" in snapshot.metrics
