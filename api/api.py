@@ -3,7 +3,7 @@ calls one selector or service; errors are mapped to 4xx JSON in one place (error
 from __future__ import annotations
 
 from django.utils import timezone
-from ninja import NinjaAPI, Path
+from ninja import Body, NinjaAPI, Path, Query
 from ninja.errors import HttpError
 
 from api.errors import install_exception_handlers
@@ -54,8 +54,8 @@ def _token(request) -> ApiToken:
     return request.auth
 
 
-def _decision(decision) -> dict:
-    return decision.as_dict() if hasattr(decision, "as_dict") else dict(decision)
+def _decision(decision, *, explain: bool = False) -> dict:
+    return decision.as_dict(explain=explain)
 
 
 # --- reads ----------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def ingest(request, payload: IngestIn):
         idempotency_key=payload.idempotency_key,
         actor=token.actor,
     )
-    return _decision(decision)
+    return _decision(decision, explain=payload.explain)
 
 
 @api.post("/trigger", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="A structured event through the write funnel")
@@ -177,44 +177,26 @@ def trigger(request, payload: TriggerIn):
         idempotency_key=payload.idempotency_key,
         actor=token.actor,
     )
-    return _decision(decision)
+    return _decision(decision, explain=payload.explain)
 
 
 # --- review ---------------------------------------------------------------------------
-def _review_item_dict(item) -> dict:
-    return {
-        "id": item.pk,
-        "kind": item.kind,
-        "status": item.status,
-        "layer": item.layer,
-        "advertiser": item.advertiser,
-        "reason": item.reason,
-        "payload": item.payload,
-        "proposed_by": item.proposed_by,
-        "memory_id": item.memory_id,
-        "related_memory_id": item.related_memory_id,
-        "event_id": item.event_id,
-        "created_at": item.created_at.isoformat(),
-    }
-
-
 @api.get("/review", response={200: ReviewListOut, **COMMON_ERRORS}, tags=["review"], summary="Open review items in the token's scope")
-def review_list(request, limit: int = 50):
-    from api.selectors import review_items_for_token
+def review_list(request, limit: int = Query(50, ge=1, le=200)):
+    from governance.selectors import review_item_dict, review_queue
 
-    if not 1 <= limit <= 200:
-        raise HttpError(422, "limit must be between 1 and 200")
-    return {"items": [_review_item_dict(item) for item in review_items_for_token(token=_token(request), limit=limit)]}
+    return {"items": [review_item_dict(item) for item in review_queue(advertisers=_token(request).scope, limit=limit)]}
 
 
 def _reviewable_item(token: ApiToken, item_id: int):
-    from api.selectors import review_item_for_token
+    from governance.selectors import review_item_get
 
     if not token.can_review:
         raise HttpError(403, "this token may not decide reviews (create it with --can-review)")
-    item = review_item_for_token(token=token, item_id=item_id)
-    if item.proposed_by and item.proposed_by == token.actor:
-        raise HttpError(403, "a token may not decide a review item it proposed")
+    item = review_item_get(item_id=item_id, advertisers=token.scope)
+    if not token.allows(item.advertiser):
+        # Readable (global items are), but deciding one changes what every advertiser sees.
+        raise HttpError(403, "deciding a global review item needs an all-advertiser token")
     return item
 
 
@@ -222,9 +204,9 @@ def _reviewable_item(token: ApiToken, item_id: int):
     "/review/{item_id}/approve",
     response={200: DecisionOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
     tags=["review"],
-    summary="Approve a review item",
+    summary="Approve a review item (tokens created with --can-review)",
 )
-def review_approve(request, payload: ReviewDecisionIn | None = None, item_id: int = Path(..., ge=1, le=MAX_ID)):
+def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
     from governance.services import review_approve as approve
 
     token = _token(request)
@@ -238,9 +220,9 @@ def review_approve(request, payload: ReviewDecisionIn | None = None, item_id: in
     "/review/{item_id}/reject",
     response={200: DecisionOut, 404: ErrorOut, 409: ErrorOut, **COMMON_ERRORS},
     tags=["review"],
-    summary="Reject a review item",
+    summary="Reject a review item (needs a note; tokens created with --can-review)",
 )
-def review_reject(request, payload: ReviewDecisionIn | None = None, item_id: int = Path(..., ge=1, le=MAX_ID)):
+def review_reject(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
     from governance.services import review_reject as reject
 
     token = _token(request)

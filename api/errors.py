@@ -24,6 +24,9 @@ _STATUS_BY_NAME = {
     "AlreadyDecided": 409,
     "IdempotencyConflict": 409,
     "StateConflict": 409,
+    "ReviewNotOpen": 409,
+    "SelfReviewForbidden": 403,
+    "InputTooLarge": 413,
 }
 
 

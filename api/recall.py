@@ -167,6 +167,8 @@ def render_block(hits: list[tuple[Any, float]], *, budget_tokens: int, now: date
         digest = content_hash(memory.content)
         if memory.pk in seen_ids or digest in seen_text:
             continue
+        seen_ids.add(memory.pk)
+        seen_text.add(digest)
         age = age_label(memory.created_at, now)
         scope = memory.advertiser or "global"
         line = f"- [{LAYER_LABELS.get(memory.layer, memory.layer)} · {scope} · {age} · #{memory.pk}] {_flatten(memory.content)}\n"
@@ -174,8 +176,6 @@ def render_block(hits: list[tuple[Any, float]], *, budget_tokens: int, now: date
         if used + cost > budget_tokens:
             continue
         used += cost
-        seen_ids.add(memory.pk)
-        seen_text.add(digest)
         lines.append(RenderedLine(memory=memory, score=score, age=age, line=line, tokens=cost))
     if not lines:
         return RenderedBlock(context="", lines=[], tokens=0)

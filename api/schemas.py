@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
+from pydantic import Field as PydanticField
 
 MAX_QUERY_CHARS = 2000
 MAX_TEXT_CHARS = 8000
@@ -132,6 +133,7 @@ class IngestIn(StrictIn):
     source: SourceCode = "agent"
     layer: LayerCode | None = None
     idempotency_key: IdempotencyKey | None = Field(None, description="a retry with the same key returns the first decision")
+    explain: bool = Field(False, description="include every funnel stage's trace in the answer")
 
 
 class TriggerIn(StrictIn):
@@ -142,7 +144,8 @@ class TriggerIn(StrictIn):
     data: dict[str, Any] = Field(default_factory=dict)
     source: SourceCode = "agent"
     layer: LayerCode | None = None
-    idempotency_key: IdempotencyKey | None = None
+    idempotency_key: IdempotencyKey | None = Field(None, description="a retry with the same key returns the first decision")
+    explain: bool = Field(False, description="include every funnel stage's trace in the answer")
 
     @field_validator("data")
     @classmethod
@@ -154,7 +157,7 @@ class DecisionOut(BaseModel):
     # A plain pydantic model: ninja's Schema would drop the extra keys the services add.
     model_config = ConfigDict(extra="allow")
 
-    action: Literal["WRITE", "UPDATE", "REJECT", "PENDING_REVIEW"]
+    action: str = PydanticField(..., description="WRITE, UPDATE, REJECT or PENDING_REVIEW (a review acknowledgement may echo the event's action)")
     layer: str | None
     memory_id: int | None
     event_id: int | None
@@ -176,14 +179,16 @@ class ReflectOut(BaseModel):
 
 
 # --- review ----------------------------------------------------------------------------
-class ReviewItemOut(Schema):
+class ReviewItemOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
     id: int
     kind: str
     status: str
-    layer: str
+    layer: str | None
     advertiser: str | None
     reason: str
-    payload: Any
+    content: str
     proposed_by: str
     memory_id: int | None
     related_memory_id: int | None
