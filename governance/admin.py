@@ -202,7 +202,10 @@ def review_decide(*, item: ReviewItem, user, decision: str, note: str, decision_
 
 
 def _proposed_by_self(item: ReviewItem, user) -> bool:
-    return item.proposed_by_user_id is not None and item.proposed_by_user_id == user.pk
+    """Four eyes, as the review services enforce it: by account or by recorded name."""
+    if item.proposed_by_user_id is not None and item.proposed_by_user_id == user.pk:
+        return True
+    return bool(item.proposed_by) and item.proposed_by == user.get_username()
 
 
 @admin.register(ReviewItem)
@@ -283,8 +286,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 self.message_user(request, error, messages.ERROR)
             return HttpResponseRedirect(change_url)
         decision = form.cleaned_data["decision"]
-        if decision == "approve" and _proposed_by_self(item, request.user):
-            self.message_user(request, gettext("You proposed this item; someone else has to approve it."), messages.ERROR)
+        if _proposed_by_self(item, request.user):
+            self.message_user(request, gettext("You proposed this item; someone else has to decide it."), messages.ERROR)
             return HttpResponseRedirect(change_url)
         try:
             review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
@@ -301,8 +304,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
             if form.is_valid():
                 done, refused = 0, []
                 for item in queryset.filter(status=ReviewStatus.OPEN):
-                    if decision == "approve" and _proposed_by_self(item, request.user):
-                        refused.append(gettext("#%(id)s: you proposed it; someone else has to approve it.") % {"id": item.pk})
+                    if _proposed_by_self(item, request.user):
+                        refused.append(gettext("#%(id)s: you proposed it; someone else has to decide it.") % {"id": item.pk})
                         continue
                     try:
                         review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())

@@ -2,6 +2,8 @@
 active and unexpired, ranked by cosine over the configured embedder's vectors."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from django.db.models import Q
 from django.utils import timezone
@@ -29,15 +31,37 @@ def _scope(c: Candidate):
     return qs.order_by("-created_at")[:SCAN_LIMIT]
 
 
+MIN_OVERLAP = 0.5
+_DIGITS = re.compile(r"[0-9.%％]+")
+
+
+def _grams(text: str) -> set[str]:
+    text = _DIGITS.sub(" ", text.lower())
+    words = set(re.findall(r"[a-z_]+", text))
+    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+
+
+def lexical_overlap(a: str, b: str) -> float:
+    """Share of the smaller text's words/bigrams (numbers removed) found in the other.
+    Embeddings of any two ad-ops sentences sit close together; a contradiction must
+    also be about the same words."""
+    ga, gb = _grams(a), _grams(b)
+    if not ga or not gb:
+        return 0.0
+    return len(ga & gb) / min(len(ga), len(gb))
+
+
 def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> str:
     """duplicate / contradiction / related / '' — numbers and negation decide between
     'says the same' and 'says the opposite', since embeddings barely tell them apart."""
     if same_hash:
         return "duplicate"
+    overlap = lexical_overlap(new_text, old_text)
     new_nums, old_nums = sorted(set(s.numbers(new_text))), sorted(set(s.numbers(old_text)))
     numbers_differ = bool(new_nums) and bool(old_nums) and new_nums != old_nums
     polarity_differs = (s.negation_count(new_text) > 0) != (s.negation_count(old_text) > 0)
-    if cosine >= related_cosine() and (numbers_differ or polarity_differs):
+    if cosine >= related_cosine() and overlap >= MIN_OVERLAP and (numbers_differ or polarity_differs):
         return "contradiction"
     if cosine >= duplicate_cosine():
         return "duplicate"

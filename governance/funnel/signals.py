@@ -30,7 +30,7 @@ HEDGE = _rx(
 HEDGE_EXEMPT = _rx(r"可能(?:的)?原因", r"\bpossible (?:cause|reason)s?\b")
 PREFERENCE = _rx(r"喜欢", r"偏好", r"想要", r"倾向", r"\bprefer", r"\blikes?\b", r"\bwants?\b")
 GREETING = _rx(
-    r"^\s*(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢|多谢|感谢|好的|好滴|收到|了解|明白|嗯+|哦+|ok(?:ay)?|thanks?(?: you)?|thank you|hi|hello|hey|got it|sure|noted)[\s!！。.,，~]*$"
+    r"^\s*(?:(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢|多谢|感谢|辛苦了|好的|好滴|收到|了解|明白|知道了|没问题|嗯+|哦+|ok(?:ay)?|thanks?(?: you)?|thank you|hi|hello|hey|got it|sure|noted|great|cool)(?:啦|了|呀|哈|啊)?[\s!！。.,，~]*)+$"
 )
 USER_VOICE = _rx(
     r"用户(?:说|表示|反馈|要求|纠正|指出|强调|明确|提出|不希望|希望|不要|要)", r"客户(?:说|表示|反馈|要求|纠正|指出|强调|明确|不希望|希望)",
@@ -44,7 +44,7 @@ ATTITUDE = _rx(
 )
 ACTION = _rx(
     r"出价", r"预算", r"投放", r"定向", r"人群", r"创意", r"素材", r"时段", r"关键词", r"落地页", r"渠道", r"加价", r"降价", r"提价", r"暂停", r"开启",
-    r"扩量", r"控量", r"调价", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
+    r"扩量", r"控量", r"调价", r"信息流", r"搜索广告", r"\bads?\b", r"\bfeed\b", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
 )
 METRIC = _rx(r"\bROI\b", r"\bCTR\b", r"\bCVR\b", r"\bCPA\b", r"\bCPC\b", r"\bCPM\b", r"\bGMV\b", r"\bROAS\b", r"转化率", r"点击率", r"成本", r"消耗", r"曝光", r"转化", r"花费", r"\bconversion", r"\bspend\b", r"\bcost\b")
 EFFECT = _rx(

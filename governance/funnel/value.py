@@ -108,7 +108,7 @@ def _user_feedback(c: Candidate) -> dict[str, tuple[bool, str]]:
     t = _text(c)
     attitude = _get(c, "attitude", "preference", "correction")
     hedges = s.is_hedged(t)
-    att_hits = s.hits(s.ATTITUDE, t)
+    att_hits = s.hits(s.ATTITUDE, t) + s.hits(s.HARD_CONSTRAINT, t)
     action = _get(c, "correct_action", "action", "expected")
     act_hits = s.hits(s.ACTION, t)
     from_user = c.source == Source.USER or bool(_get(c, "from_user")) or s.has(s.USER_VOICE, t) or c.attribution in {"user_stated", "user_confirmed"}

@@ -25,14 +25,26 @@ def lingix_dashboard(context):
         "decisions_chart": stacked_bars(data["decisions"], colours={k.value if hasattr(k, "value") else k: v for k, v in ACTION_COLOURS.items()}),
         "queue_chart": horizontal_bars(data["review"]["buckets"], width=300),
         "queue_url": "admin:governance_reviewitem_changelist",
+        "guard_rows": metric_rows(data["metrics"]["guard"]),
+        "guardrail_rows": metric_rows(data["metrics"]["guardrail"]),
     }
 
 
-@register.filter
-def percent(value):
-    if value is None or value == "":
-        return "—"
-    try:
-        return f"{float(value) * 100:.1f}%"
-    except (TypeError, ValueError):
-        return value
+# Ratios the metrics services return as 0..1 fractions.
+RATIO_KEYS = {"precision", "recall", "false_rejection_rate", "reject_rate", "pending_rate", "growth_rate"}
+
+
+def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
+    """(name, shown value, is a headline ratio) for a metrics dict."""
+    rows = []
+    for key, value in metrics.items():
+        if value is None:
+            shown = "—"
+        elif key in RATIO_KEYS:
+            shown = f"{float(value) * 100:.1f}%"
+        elif isinstance(value, dict):
+            shown = " · ".join(f"{k} {v}" for k, v in value.items())
+        else:
+            shown = str(value)
+        rows.append((key, shown, key in RATIO_KEYS))
+    return rows
