@@ -9,6 +9,7 @@ through lower-cased. Index and query use the same function, so they always agree
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+(?:[.'][^\W_{_HAN}]+)*", re.UNICODE)
@@ -29,13 +30,15 @@ def han_bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def text_tokens(text: str) -> list[str]:
-    """Tokens of a document, in order, duplicates kept (bm25 uses term frequency)."""
+def text_tokens(text: str, split_han: Callable[[str], list[str]] = han_bigrams) -> list[str]:
+    """Tokens of a document, in order, duplicates kept (bm25 uses term frequency).
+    `split_han` turns one run of Han characters into tokens (bench.zh_tokens compares
+    bigrams with jieba through it)."""
     tokens: list[str] = []
     for match in _TOKEN_RE.finditer(text or ""):
         piece = match.group(0)
         if _HAN_RE.match(piece):
-            tokens.extend(han_bigrams(piece))
+            tokens.extend(split_han(piece))
         else:
             tokens.append(piece.lower().replace(".", "_").replace("'", ""))
     return tokens
@@ -46,10 +49,10 @@ def fts_document(text: str) -> str:
     return " ".join(text_tokens(text))
 
 
-def query_tokens(query: str) -> list[str]:
+def query_tokens(query: str, split_han: Callable[[str], list[str]] = han_bigrams) -> list[str]:
     """Distinct, meaningful tokens of a user query, capped so huge inputs stay cheap."""
     seen: dict[str, None] = {}
-    for token in text_tokens(query[:4000]):
+    for token in text_tokens(query[:4000], split_han):
         if token in _QUERY_STOPWORDS:
             continue
         seen.setdefault(token, None)

@@ -1,0 +1,67 @@
+"""What every benchmark shares: a throwaway SQLite database migrated for real, progress on
+stderr, one JSON document on stdout."""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def setup_throwaway_django(prefix: str) -> Path:
+    """Point Django at a fresh SQLite file in a temporary directory and migrate it.
+
+    Must run before anything imports Django models. The operator's database is never
+    touched: DATABASE_URL is overridden whatever the environment says, and the directory
+    is removed at exit."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"lingix-{prefix}-"))
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.db'}"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "lingix_site.settings"
+    # Benchmarks embed in explicit batches and never count accesses in a background thread.
+    os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
+    os.environ["MEMORY_ACCESS_ASYNC"] = "0"
+    os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    return workdir
+
+
+class Progress:
+    """Minimal progress lines on stderr (stdout is reserved for the JSON document)."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet
+        self.started = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        if not self.quiet:
+            sys.stderr.write(f"[{time.perf_counter() - self.started:7.1f}s] {message}\n")
+            sys.stderr.flush()
+
+
+def emit(document: dict[str, Any], as_json: bool, render) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render(document) + "\n")
+
+
+def percentile(values: list[float], q: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0

@@ -1,0 +1,306 @@
+"""LoCoMo turn-level evidence retrieval through the real stack.
+
+Each conversation becomes one advertiser (so the product's advertiser scoping keeps the
+conversations apart); each turn becomes one memory imported through memories.transfer and
+embedded by the configured embedder; every question of categories 1–4 is searched with
+memory_search in keyword, vector and hybrid mode. Evidence ids that name no turn are
+dropped, and a question left without evidence is skipped.
+
+    python -m bench.locomo --json [--data PATH] [--conversations N] [--limit-questions N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime, timezone as dt_timezone
+from pathlib import Path
+from typing import Any
+
+from bench._common import REPO, Progress, emit, setup_throwaway_django
+
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+MODES = ("keyword", "vector", "hybrid")
+KS = (5, 10)
+
+
+@dataclass(frozen=True)
+class TurnFormat:
+    """How a turn is written into its memory. `context` earlier turns of the same session
+    are appended after the turn itself (marked as context), so a reply like "Yes, last
+    Tuesday!" carries what it answers; `dates` prefixes the session's date."""
+
+    context: int = 1
+    dates: bool = True
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    caption: str
+    session: int
+    session_date: str
+
+
+@dataclass
+class Question:
+    conversation: str
+    question: str
+    category: int
+    evidence: list[str]
+
+
+def _session_datetime(raw: str) -> datetime | None:
+    """'1:56 pm on 8 May, 2023' → an aware datetime (UTC); None when unparseable."""
+    try:
+        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt_timezone.utc)
+    except ValueError:
+        return None
+
+
+def load_locomo(path: Path, conversations: int | None) -> tuple[dict[str, list[Turn]], list[Question], dict[str, int]]:
+    samples = json.loads(path.read_text(encoding="utf-8"))
+    if conversations:
+        samples = samples[:conversations]
+    turns: dict[str, list[Turn]] = {}
+    questions: list[Question] = []
+    stats = {"questions_total": 0, "evidence_dropped": 0, "questions_skipped": 0}
+    for sample in samples:
+        conv = sample["conversation"]
+        name = str(sample.get("sample_id") or f"conv-{len(turns)}")
+        keys = sorted((int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k))))
+        conv_turns: list[Turn] = []
+        for s in keys:
+            for turn in conv.get(f"session_{s}") or []:
+                conv_turns.append(
+                    Turn(
+                        dia_id=turn["dia_id"],
+                        speaker=turn.get("speaker", ""),
+                        text=turn.get("text", ""),
+                        caption=turn.get("blip_caption", "") or "",
+                        session=s,
+                        session_date=conv.get(f"session_{s}_date_time", ""),
+                    )
+                )
+        turns[name] = conv_turns
+        known = {t.dia_id for t in conv_turns}
+        for qa in sample["qa"]:
+            category = int(qa.get("category", 0))
+            if category not in CATEGORIES:
+                continue
+            stats["questions_total"] += 1
+            raw = [e for e in qa.get("evidence", []) if isinstance(e, str)]
+            evidence = [e for e in dict.fromkeys(raw) if e in known]
+            stats["evidence_dropped"] += len(raw) - len(evidence)
+            if not evidence:
+                stats["questions_skipped"] += 1
+                continue
+            questions.append(Question(conversation=name, question=str(qa["question"]), category=category, evidence=evidence))
+    return turns, questions, stats
+
+
+def turn_content(turns: list[Turn], index: int, fmt: TurnFormat) -> str:
+    turn = turns[index]
+    line = f"{turn.speaker}: {turn.text}"
+    if turn.caption:
+        line += f" [shares a photo: {turn.caption}]"
+    if fmt.dates and turn.session_date:
+        line = f"({turn.session_date}) {line}"
+    before = [t for t in turns[max(0, index - fmt.context) : index] if t.session == turn.session] if fmt.context else []
+    if before:
+        line += "\n[context] " + " | ".join(f"{t.speaker}: {t.text}" for t in before)
+    return line
+
+
+def advertiser_for(conversation: str) -> str:
+    return f"locomo-{conversation}"[:64]
+
+
+def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress) -> dict[int, str]:
+    """Import every turn through the real import path and embed it; returns id → dia_id."""
+    from memories.models import Memory
+    from memories.services import embed_backfill
+    from memories.transfer import memories_import
+
+    lines = []
+    for conversation, conv_turns in turns.items():
+        for i, turn in enumerate(conv_turns):
+            when = _session_datetime(turn.session_date)
+            lines.append(
+                json.dumps(
+                    {
+                        "layer": "L2",
+                        "content": turn_content(conv_turns, i, fmt),
+                        "advertiser": advertiser_for(conversation),
+                        "category": "",
+                        "source": "user",
+                        "importance": 5,
+                        "created_at": when.isoformat() if when else None,
+                        "data": {"dia_id": turn.dia_id},
+                    },
+                    ensure_ascii=False,
+                )
+            )
+    progress(f"importing {len(lines)} turns from {len(turns)} conversations")
+    memories_import(lines=lines, actor="bench.locomo", embed=False, label="locomo")
+    total = len(lines)
+    done = [0]
+
+    def tick(n: int) -> None:
+        done[0] += n
+        if done[0] % 1024 < n or done[0] == total:
+            progress(f"embedded {done[0]}/{total}")
+
+    embed_backfill(batch_size=64, progress=tick)
+    return {pk: data["dia_id"] for pk, data in Memory.objects.values_list("id", "data")}
+
+
+def evaluate(
+    questions: list[Question],
+    dia_of: dict[int, str],
+    modes: tuple[str, ...],
+    config: Any,
+    progress: Progress,
+) -> dict[str, Any]:
+    from memories.selectors import memory_search
+
+    per_mode: dict[str, Any] = {}
+    for mode in modes:
+        sums: dict[Any, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        search_ms: list[float] = []
+        for n, q in enumerate(questions, start=1):
+            response = memory_search(
+                query=q.question,
+                advertisers=(advertiser_for(q.conversation),),
+                include_global=False,
+                top_k=max(KS),
+                mode=mode,  # type: ignore[arg-type]
+                record_access=False,
+                config=config,
+            )
+            search_ms.append(response.search_ms)
+            ranked = [dia_of.get(r.memory.pk) for r in response.results]
+            gold = set(q.evidence)
+            for bucket in ("overall", q.category):
+                row = sums[bucket]
+                row["questions"] += 1
+                for k in KS:
+                    row[f"recall@{k}"] += len(gold & set(ranked[:k])) / len(gold)
+                row["hit@10"] += 1.0 if gold & set(ranked[:10]) else 0.0
+            if n % 250 == 0:
+                progress(f"{mode}: {n}/{len(questions)} questions")
+
+        def finish(row: dict[str, float]) -> dict[str, float]:
+            count = row["questions"] or 1
+            out = {key: round(value / count, 4) for key, value in row.items() if key != "questions"}
+            out["questions"] = int(row["questions"])
+            return out
+
+        per_mode[mode] = {
+            "overall": finish(sums["overall"]),
+            "by_category": {
+                f"{c}-{CATEGORIES[c]}": finish(sums[c]) for c in sorted(CATEGORIES) if c in sums
+            },
+            "search_ms_mean": round(sum(search_ms) / max(1, len(search_ms)), 2),
+        }
+        progress(f"{mode}: recall@10 {per_mode[mode]['overall']['recall@10']}")
+    return per_mode
+
+
+def bench_ranking():
+    """The ranking the benchmark uses: the product default (see memories.search.hybrid)."""
+    from memories.search.hybrid import DEFAULT_RANKING
+
+    return DEFAULT_RANKING
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = [f"LoCoMo turn retrieval: {doc['questions']} questions, {doc['turns']} turns, {doc['conversations']} conversations"]
+    lines.append(f"{'mode':8} {'scope':16} {'R@5':>6} {'R@10':>6} {'hit@10':>6} {'n':>5}")
+    for mode in MODES:
+        if mode not in doc:
+            continue
+        rows = [("overall", doc[mode]["overall"]), *doc[mode]["by_category"].items()]
+        for scope, row in rows:
+            lines.append(f"{mode:8} {scope:16} {row['recall@5']:6.3f} {row['recall@10']:6.3f} {row['hit@10']:6.3f} {row['questions']:5d}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.locomo", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"locomo10.json (default {DEFAULT_DATA})")
+    parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    parser.add_argument("--limit-questions", type=int, default=None, help="only the first N usable questions")
+    parser.add_argument("--context", type=int, default=None, help="earlier turns of the session kept as context in each memory")
+    parser.add_argument("--no-dates", action="store_true", help="leave the session date out of each memory")
+    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of keyword,vector,hybrid")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+
+    if not args.data.is_file():
+        sys.stderr.write(f"bench.locomo: error: no data file at {args.data} (use --data PATH)\n")
+        return 2
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if not modes or any(m not in MODES for m in modes):
+        sys.stderr.write("bench.locomo: error: --modes takes keyword, vector and/or hybrid\n")
+        return 2
+    fmt = TurnFormat()
+    if args.context is not None:
+        fmt = replace(fmt, context=max(0, args.context))
+    if args.no_dates:
+        fmt = replace(fmt, dates=False)
+
+    progress = Progress(args.quiet)
+    started = time.perf_counter()
+    setup_throwaway_django("locomo")
+    try:
+        turns, questions, stats = load_locomo(args.data, args.conversations)
+    except (OSError, ValueError, KeyError) as exc:
+        sys.stderr.write(f"bench.locomo: error: cannot read {args.data}: {exc}\n")
+        return 2
+    if args.limit_questions:
+        questions = questions[: args.limit_questions]
+    t0 = time.perf_counter()
+    dia_of = build_store(turns, fmt, progress)
+    index_s = time.perf_counter() - t0
+
+    from memories.embeddings import get_embedder
+
+    config = bench_ranking()
+    t0 = time.perf_counter()
+    results = evaluate(questions, dia_of, modes, config, progress)
+    doc: dict[str, Any] = dict(results)
+    doc.update(
+        {
+            "questions": len(questions),
+            "turns": sum(len(t) for t in turns.values()),
+            "conversations": len(turns),
+            "data_stats": stats,
+            "config": {
+                "turn_format": asdict(fmt),
+                "ranking": asdict(config),
+                "embedder": get_embedder().model_name,
+                "scope": "one advertiser per conversation, include_global=False",
+                "categories": CATEGORIES,
+            },
+            "timing_s": {
+                "index_and_embed": round(index_s, 1),
+                "search": round(time.perf_counter() - t0, 1),
+                "total": round(time.perf_counter() - started, 1),
+            },
+        }
+    )
+    emit(doc, args.json, render)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
