@@ -220,9 +220,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         # Open first, then oldest first: the morning starts with what has waited longest.
-        return super().get_queryset(request).annotate(
+        queryset = self.model._default_manager.get_queryset().annotate(
             open_first=Case(When(status=ReviewStatus.OPEN, then=Value(0)), default=Value(1), output_field=IntegerField())
         )
+        return queryset.order_by(*self.get_ordering(request))
 
     def get_ordering(self, request):
         return ["open_first", "created_at", "id"]
