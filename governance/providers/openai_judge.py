@@ -97,6 +97,11 @@ class ChatJSONClient:
                     time.sleep(self._sleep_for(attempt, exc))
                     continue
                 break
+            except (ValueError, openai.OpenAIError) as exc:
+                # A body that is not a chat completion at all (an HTML error page, broken JSON).
+                last_reason = f"malformed response from the gateway ({type(exc).__name__})"
+                telemetry.notes.append(last_reason)
+                break
             telemetry.latency_ms = (time.perf_counter() - started) * 1000
             usage = getattr(response, "usage", None)
             if usage is not None:
