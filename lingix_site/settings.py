@@ -135,3 +135,5 @@ Q_CLUSTER = {
 }
 # Access counts are flushed by a background thread in long-lived processes.
 MEMORY_ACCESS_ASYNC = _env_bool("MEMORY_ACCESS_ASYNC", True)
+# Per-token request rate for the agent API (ninja throttling syntax, e.g. "120/min").
+MEMORY_API_RATE = os.environ.get("MEMORY_API_RATE", "120/min")

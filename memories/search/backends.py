@@ -1,0 +1,74 @@
+"""The storage-specific half of retrieval, chosen by the database in use.
+
+Ranking (fusion, adjustment, MMR) is the same everywhere; only where candidates come from
+differs: SQLite uses FTS5 + bm25 and the in-process numpy matrix, PostgreSQL uses a GIN
+tsvector index and pgvector HNSW."""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from django.db import connection
+
+from memories.search.filters import SearchFilter
+
+
+class SearchBackend(Protocol):
+    name: str
+
+    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
+
+    def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
+
+    def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]: ...
+
+
+class SQLiteBackend:
+    name = "sqlite"
+
+    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+        from memories.search.fts import keyword_candidates
+
+        return keyword_candidates(query, search_filter, limit=limit)
+
+    def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+        from memories.search.vectors import vector_index
+
+        return vector_index.search(query_vector, search_filter, limit)
+
+    def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
+        from memories.search.vectors import vector_index
+
+        return vector_index.vectors_for(memory_ids)
+
+
+class PostgresBackend:
+    name = "postgresql"
+
+    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+        from memories.search import postgres
+
+        return postgres.keyword_candidates(query, search_filter, limit=limit)
+
+    def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+        from memories.embeddings import get_embedder
+        from memories.search import postgres
+
+        return postgres.vector_candidates(query_vector, search_filter, limit, model_name=get_embedder().model_name)
+
+    def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
+        from memories.embeddings import get_embedder
+        from memories.search import postgres
+
+        embedder = get_embedder()
+        return postgres.vectors_for(memory_ids, model_name=embedder.model_name, dimension=embedder.dimension)
+
+
+_BACKENDS = {"sqlite": SQLiteBackend(), "postgresql": PostgresBackend()}
+
+
+def get_search_backend() -> SearchBackend:
+    try:
+        return _BACKENDS[connection.vendor]
+    except KeyError:
+        raise RuntimeError(f"no search backend for database vendor {connection.vendor!r}") from None

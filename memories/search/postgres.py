@@ -1,0 +1,80 @@
+"""Keyword and vector candidates on PostgreSQL: full-text search over the tsvector of our
+CJK-aware tokens (GIN), and pgvector cosine distance (HNSW for 384-d vectors)."""
+from __future__ import annotations
+
+import numpy as np
+from django.db import connection
+
+from memories.search.filters import SearchFilter
+from memories.search.fts import filter_sql
+from memories.search.tokens import query_tokens
+
+HNSW_DIMENSION = 384
+
+
+def vector_literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50) -> list[tuple[int, float]]:
+    tokens = query_tokens(query)
+    if not tokens:
+        return []
+    # plainto_tsquery never raises on user text; OR-ing one per token mirrors the FTS5 query.
+    tsquery = " || ".join(["plainto_tsquery('english', %s)"] * len(tokens))
+    where, params = filter_sql(search_filter)
+    sql = (
+        f"WITH q AS (SELECT ({tsquery}) AS query) "
+        "SELECT m.id, ts_rank(m.search_tsv, q.query, 1) AS rank FROM memories_memory m, q "
+        f"WHERE m.search_tsv @@ q.query AND {where} ORDER BY rank DESC, m.id LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*tokens, *params, limit])
+        return [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
+
+
+def vector_candidates(
+    query_vector: np.ndarray, search_filter: SearchFilter, limit: int, *, model_name: str, exact: bool = False
+) -> list[tuple[int, float]]:
+    """Nearest memories by cosine. 384-d vectors use the HNSW index (with pgvector's
+    iterative scan, so a selective filter still fills `limit`); `exact=True` or any other
+    dimension scans exactly."""
+    dimension = int(query_vector.shape[0])
+    where, params = filter_sql(search_filter)
+    cast = f"::vector({dimension})"
+    distance = f"(m.embedding_vec{cast} <=> %s{cast})"
+    # "+ 0" turns the ORDER BY into an expression no index matches: an exact scan.
+    order = f"{distance} + 0" if exact or dimension != HNSW_DIMENSION else distance
+    dimension_clause = f"m.embedding_dim = {HNSW_DIMENSION}" if dimension == HNSW_DIMENSION else "m.embedding_dim = %s"
+    sql = (
+        f"SELECT m.id, 1 - {distance} AS cosine FROM memories_memory m "
+        f"WHERE {dimension_clause} AND m.embedding_model = %s AND m.embedding_vec IS NOT NULL AND {where} "
+        f"ORDER BY {order} LIMIT %s"
+    )
+    literal = vector_literal(query_vector)
+    dimension_params = [] if dimension == HNSW_DIMENSION else [dimension]
+    with connection.cursor() as cursor:
+        cursor.execute("SET hnsw.iterative_scan = relaxed_order")
+        cursor.execute(f"SET hnsw.ef_search = {max(40, min(1000, limit * 2))}")
+        cursor.execute(sql, [literal, *dimension_params, model_name, *params, literal, limit])
+        rows = cursor.fetchall()
+    results = [(int(row[0]), float(row[1])) for row in rows]
+    results.sort(key=lambda item: item[1], reverse=True)  # relaxed_order may return slightly out of order
+    return results
+
+
+def vectors_for(memory_ids: list[int], *, model_name: str, dimension: int) -> dict[int, np.ndarray]:
+    if not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id, embedding FROM memories_memory WHERE id = ANY(%s) AND embedding IS NOT NULL "
+            "AND embedding_model = %s AND embedding_dim = %s",
+            [list(memory_ids), model_name, dimension],
+        )
+        return {int(mid): np.frombuffer(bytes(blob), dtype=np.float32) for mid, blob in cursor.fetchall()}
+
+
+def store_vector(memory_id: int, vector: np.ndarray) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE memories_memory SET embedding_vec = %s::vector WHERE id = %s", [vector_literal(vector), memory_id])
