@@ -48,6 +48,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+admin.site.site_header = _("Lingix Memory · review desk")
+admin.site.site_title = _("Lingix Memory")
+admin.site.index_title = _("Dashboard")
+
+
 # --- events and traces ----------------------------------------------------------------
 class TraceInline(admin.TabularInline):
     model = Trace
@@ -228,8 +233,28 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def get_ordering(self, request):
         return ["open_first", "created_at", "id"]
 
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields if f.name != "id"]
+    fieldsets = (
+        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link", "related_link")}),
+        (_("Decision"), {"fields": ("reviewer_name", "note", "decision_correct", "decided_at")}),
+        (_("Payload"), {"fields": ("payload",), "classes": ("collapse",)}),
+    )
+    readonly_fields = (
+        "kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link",
+        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload",
+    )
+
+    @admin.display(description=_("source event"))
+    def event_link(self, obj):
+        return _admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.action}" if obj.event else None)
+
+    @admin.display(description=_("memory under review"))
+    def memory_link(self, obj):
+        return _admin_link(obj.memory, f"#{obj.memory_id} {Truncator(obj.memory.content).chars(60)}" if obj.memory else None)
+
+    @admin.display(description=_("conflicts with"))
+    def related_link(self, obj):
+        memory = obj.related_memory
+        return _admin_link(memory, f"#{memory.pk} {Truncator(memory.content).chars(60)}" if memory else None)
 
     def has_add_permission(self, request):
         return False

@@ -3,6 +3,7 @@ only checks who may see it and hands the numbers and chart geometry to the templ
 from __future__ import annotations
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
 from governance.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
 
@@ -34,6 +35,30 @@ def lingix_dashboard(context):
 RATIO_KEYS = {"precision", "recall", "false_rejection_rate", "reject_rate", "pending_rate", "growth_rate"}
 
 
+METRIC_LABELS = {
+    "audited": _("sampled decisions reviewed"),
+    "true_writes": _("writes judged right"),
+    "false_writes": _("writes judged wrong"),
+    "true_rejects": _("rejects judged right"),
+    "false_rejects": _("rejects judged wrong"),
+    "precision": _("precision of writes"),
+    "recall": _("recall of writes"),
+    "false_rejection_rate": _("false rejection rate"),
+    "parked_reviewed": _("parked items decided"),
+    "parked_approved": _("parked items approved"),
+    "open_reviews": _("open review items"),
+    "window_days": _("window (days)"),
+    "decisions": _("decisions"),
+    "by_action": _("by action"),
+    "reject_rate": _("REJECT rate"),
+    "pending_rate": _("PENDING_REVIEW rate"),
+    "memories_created": _("memories created"),
+    "memories_before_window": _("memories before the window"),
+    "growth_rate": _("growth rate"),
+    "growth_per_day": _("new memories per day"),
+}
+
+
 def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
     """(name, shown value, is a headline ratio) for a metrics dict."""
     rows = []
@@ -46,5 +71,5 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
             shown = " · ".join(f"{k} {v}" for k, v in value.items())
         else:
             shown = str(value)
-        rows.append((key, shown, key in RATIO_KEYS))
+        rows.append((METRIC_LABELS.get(key, key), shown, key in RATIO_KEYS))
     return rows
