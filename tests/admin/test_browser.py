@@ -139,6 +139,15 @@ def test_a_reviewers_morning(page, live_server, morning):
     rows = page.locator("#result_list tbody tr").all_inner_texts()
     assert any("极限词" in row and "L1" in row for row in rows), rows
 
+    # its page links back to the event, whose timeline ends with the reviewer's decision
+    page.click("#result_list tbody tr:has-text('极限词') a[href*='/memories/memory/']")
+    page.wait_for_selector(".lingix-source-event")
+    page.click(f".lingix-source-event a[href*='/governance/memoryevent/{parked.event_id}/change/']")
+    page.wait_for_selector("#stage-timeline")
+    timeline = page.inner_text("#stage-timeline")
+    assert "layer_policy → PENDING_REVIEW" in timeline and "review → WRITE" in timeline and "reviewer_li" in timeline
+    page.screenshot(path=str(ARTIFACTS / "admin-event-timeline.png"), full_page=True)
+
     # ... and `memory search` finds it in the same database
     results = _memory_search_cli("医药OTC 素材 极限词")
     assert results and results[0]["content"] == PARKED_L1 and results[0]["layer"] == "L1"
@@ -154,5 +163,5 @@ def test_a_reviewers_morning(page, live_server, morning):
     assert re.search(r"已处理的待审项\s+2", guard), guard
     page.screenshot(path=str(ARTIFACTS / "admin-dashboard-after.png"), full_page=True)
 
-    for name in ("admin-dashboard-before.png", "admin-review-detail.png", "admin-dashboard-after.png"):
+    for name in ("admin-dashboard-before.png", "admin-review-detail.png", "admin-event-timeline.png", "admin-dashboard-after.png"):
         assert (ARTIFACTS / name).stat().st_size > 10_000
