@@ -46,9 +46,12 @@ LOCKED = "database is locked"
 ADVERTISER = "brand_soak"
 
 
+_T0 = time.monotonic()
+
+
 def _log(message: str, quiet: bool) -> None:
     if not quiet:
-        sys.stderr.write(f"[soak {time.strftime('%H:%M:%S')}] {message}\n")
+        sys.stderr.write(f"[soak {time.monotonic() - _T0:6.1f}s] {message}\n")
         sys.stderr.flush()
 
 
@@ -63,22 +66,32 @@ def _sha(text: str) -> str:
 
 
 # --- the load -------------------------------------------------------------------
-PRODUCTS = ["感冒药", "维生素", "口红", "面霜", "耳机", "笔记本电脑", "手机", "洗发水", "儿童用药", "防晒霜", "咖啡机", "跑鞋"]
-METRICS = ["CPM", "CPC", "CTR", "ROI", "转化率", "搜索量"]
-CAUSES = ["竞品大额优惠券上线", "平台流量高峰", "落地页加载变慢", "节日预热开始", "素材审核延迟", "新政策生效", "回传延迟"]
-CHANNELS = ["信息流", "搜索广告", "短视频", "直播间", "开屏"]
+# Each write is assembled from independent slots, so two writes rarely share most of
+# their wording (the funnel would read near-identical texts with other numbers as a
+# contradiction and park them for review).
+ADVERTISERS = [f"{ADVERTISER}_{i}" for i in range(1, 5)]
+PRODUCTS = ["感冒药", "维生素", "口红", "面霜", "耳机", "笔记本电脑", "手机", "洗发水", "儿童用药", "防晒霜", "咖啡机", "跑鞋",
+            "护眼台灯", "猫粮", "电动牙刷", "羽绒服", "保温杯", "蓝牙音箱", "精华液", "奶粉"]
+CHANNELS = ["信息流", "搜索广告", "短视频", "直播间", "开屏", "朋友圈", "应用商店", "达人合作"]
+WHEN = ["今天上午", "今日午间", "今晚黄金时段", "本周一", "周末两天", "双十二预热期", "开学季首周", "年货节前夕", "换季降温后", "月底结算周"]
+CAUSES = ["竞品上线大额优惠券", "平台流量高峰到来", "落地页加载明显变慢", "节日预热正式开始", "素材审核出现延迟", "行业新规开始生效",
+          "转化回传延迟", "头部主播临时加播", "区域性暴雨影响物流", "搜索热词突然飙升", "苹果新机发布分流", "账户余额不足触发限流"]
+IMPACTS = ["需要下调出价保住成本", "应临时追加预算抢量", "建议暂停低效计划", "需切换备用落地页", "要收紧定向人群",
+           "应延后新素材上线", "需改投高转化时段", "要提高品牌词出价防守"]
+METRICS = ["CPM", "CPC", "CTR", "ROI", "转化率", "搜索量", "到达率", "下单量"]
+CONDITIONS = ["新客人群", "老客召回", "一二线城市", "下沉市场", "女性25-34岁", "学生群体", "夜间时段", "工作日白天"]
+ACTIONS = ["分时段出价", "人群包定向", "提高品牌词出价", "更换竖版视频素材", "开启智能扩量", "拆分新老客计划", "增加否定关键词", "改用oCPX出价"]
 
 
 def _trigger_payload(rng: random.Random, n: int) -> dict[str, Any]:
-    product, metric, cause, channel = rng.choice(PRODUCTS), rng.choice(METRICS), rng.choice(CAUSES), rng.choice(CHANNELS)
-    change = rng.randint(5, 60)
+    metric, change = rng.choice(METRICS), rng.randint(5, 60)
     direction = rng.choice(["上涨", "下降"])
     hours = rng.choice([6, 12, 24, 48])
-    summary = (f"{ADVERTISER} {product}{channel}计划第{n}次观测：{cause}，{metric}较昨日{direction}{change}%，"
-               f"预计持续{hours}小时，期间需调整出价与预算。")
+    summary = (f"{rng.choice(WHEN)}{rng.choice(CHANNELS)}{rng.choice(PRODUCTS)}：{rng.choice(CAUSES)}，"
+               f"{metric}{direction}{change}%，持续约{hours}小时，{rng.choice(IMPACTS)}（观测{n}）")
     return {
         "event_type": "environment_change",
-        "advertiser": ADVERTISER,
+        "advertiser": rng.choice(ADVERTISERS),
         "summary": summary,
         "source": "tool",
         "data": {"metric": metric, "change_pct": change if direction == "上涨" else -change, "ttl_hours": hours,
@@ -87,12 +100,11 @@ def _trigger_payload(rng: random.Random, n: int) -> dict[str, Any]:
 
 
 def _ingest_payload(rng: random.Random, n: int) -> dict[str, Any]:
-    product, channel = rng.choice(PRODUCTS), rng.choice(CHANNELS)
     before = round(rng.uniform(1.2, 2.5), 1)
     after = round(before + rng.uniform(0.6, 2.0), 1)
-    text = (f"{ADVERTISER} 第{n}轮测试：{product}在{channel}把出价从{rng.randint(8, 20)}元提高到{rng.randint(21, 35)}元后，"
-            f"ROI从{before}提升到{after}，目标ROI {round(before + 0.5, 1)}，仅适用于{rng.choice(['工作日', '周末', '大促期间'])}的新客人群。")
-    return {"text": text, "advertiser": ADVERTISER, "source": "tool"}
+    text = (f"{rng.choice(PRODUCTS)}{rng.choice(CHANNELS)}计划因为采用{rng.choice(ACTIONS)}，ROI从{before}提升到{after}，"
+            f"目标ROI {round(before + 0.5, 1)}，实际{after}；仅适用于{rng.choice(CONDITIONS)}（第{n}轮）。")
+    return {"text": text, "advertiser": rng.choice(ADVERTISERS), "source": "tool"}
 
 
 QUERIES = ["出价", "预算调整", "ROI 下降 原因", "冷启动", "大促 出价策略", "CPM 上涨", "brand_soak 感冒药", "素材疲劳",
@@ -181,7 +193,7 @@ def _searcher(client: Client, seed: int, deadline: float) -> None:
     while time.monotonic() < deadline:
         body = {"query": rng.choice(QUERIES), "top_k": rng.choice([3, 5, 10])}
         if rng.random() < 0.5:
-            body["advertiser"] = rng.choice([ADVERTISER, "brand_A", "brand_B"])
+            body["advertiser"] = rng.choice([*ADVERTISERS[:2], "brand_A", "brand_B"])
         client.call("POST", "/api/v1/search", body, "search")
 
 
@@ -293,6 +305,10 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         "Q_SYNC": "0",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        # One BLAS thread per process: with several processes on two cores, OpenBLAS's
+        # own threads oversubscribe the CPU and a 20 ms query embedding takes seconds.
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1"),
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
     }
     env.pop("MEMORY_LLM_API_KEY", None)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "MEMORY_LLM_PROVIDER", "MEMORY_EMBEDDING_PROVIDER", "Q_SYNC")})
@@ -315,11 +331,6 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         from governance.models import MemoryEvent, MetricSnapshot, ReflectionReport, Trace
         from memories.models import Memory, SearchState
 
-        seeded = _seed_lifecycle_work(seconds)
-        initial_rows = Memory.objects.count()
-        initial_epoch = SearchState.objects.get(pk=1).epoch
-        events_before = MemoryEvent.objects.filter(actor__icontains="soak").count()
-        connection.close()
 
         port = _free_port()
         base = f"http://127.0.0.1:{port}"
@@ -332,6 +343,12 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
                                     stderr=subprocess.STDOUT, start_new_session=True)
         procs.append(qcluster)
         _wait_http(base, token, 90, web)
+        # Seeded only now, so the short TTLs run out during the load, not during start-up.
+        seeded = _seed_lifecycle_work(seconds)
+        initial_rows = Memory.objects.count()
+        initial_epoch = SearchState.objects.get(pk=1).epoch
+        events_before = MemoryEvent.objects.filter(actor__icontains="soak").count()
+        connection.close()
         _log(f"servers up on {base}; load for {seconds:.0f}s ({writers} writers, {searchers} searchers, tasks every {interval}s)", quiet)
 
         stats = Stats()
@@ -412,6 +429,7 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
             "lifecycle": {
                 "traces": traces,
                 "memory_status": statuses,
+                "embeddings_missing_at_end": Memory.objects.filter(embedding__isnull=True).count(),
                 "l4_templates_promoted": Memory.objects.filter(layer="L4", source_attribution="promotion").count(),
                 "reflection_reports": ReflectionReport.objects.count(),
                 "metric_snapshots": MetricSnapshot.objects.count(),
