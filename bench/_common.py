@@ -29,6 +29,9 @@ def setup_throwaway_django(prefix: str) -> Path:
     os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
     os.environ["MEMORY_ACCESS_ASYNC"] = "0"
     os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
+    # The embedder's OpenMP threads spin-wait; on a shared two-core machine two threads
+    # made a query embedding ~15x slower than one (2.8 s vs 0.17 s at load 11).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
 

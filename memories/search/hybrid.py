@@ -20,6 +20,10 @@ Mode = Literal["hybrid", "keyword", "vector"]
 @dataclass(frozen=True)
 class RankingConfig:
     candidates: int = 60
+    # "weighted": normalised scores mixed with the weights below; "rrf": reciprocal-rank
+    # fusion (weights still scale each list's 1/(rrf_k + rank) contribution).
+    fusion: str = "weighted"
+    rrf_k: int = 60
     vector_weight: float = 0.7
     keyword_weight: float = 0.3
     # Importance scales the fused score by up to ±importance_weight/2 around importance 5.
@@ -88,6 +92,9 @@ def hybrid_search(
     cosine = {mid: float(vectors[mid] @ query_vector) for mid in candidate_ids if mid in vectors}
     keyword_norm = {k: v / max(keyword.values()) for k, v in keyword.items()} if keyword else {}
     cosine_norm = _minmax(cosine)
+    if config.fusion == "rrf":
+        keyword_rank = {mid: r for r, mid in enumerate(keyword)}
+        vector_rank = {mid: r for r, mid in enumerate(sorted(cosine, key=cosine.__getitem__, reverse=True))}
 
     if metadata is None:
         metadata = _load_metadata(candidate_ids)
@@ -102,6 +109,12 @@ def hybrid_search(
             fused = k
         elif mode == "vector":
             fused = cosine.get(mid, 0.0)
+        elif config.fusion == "rrf":
+            fused = sum(
+                weight / (config.rrf_k + ranks[mid] + 1)
+                for weight, ranks in ((config.vector_weight, vector_rank), (config.keyword_weight, keyword_rank))
+                if mid in ranks
+            ) * (config.rrf_k + 1)
         else:
             fused = config.vector_weight * v + config.keyword_weight * k
         importance, created = metadata[mid]
