@@ -293,7 +293,8 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 # --- the run --------------------------------------------------------------------
-def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet: bool, keep: bool) -> dict[str, Any]:
+def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet: bool, keep: bool,
+        api_rate: str = "1000000/min") -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="lingix-soak-"))
     db_path = workdir / "soak.db"
     env = {
@@ -305,6 +306,8 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         "Q_SYNC": "0",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        # The soak measures the server under load, not the per-token rate limit.
+        "MEMORY_API_RATE": api_rate,
         # One BLAS thread per process: with several processes on two cores, OpenBLAS's
         # own threads oversubscribe the CPU and a 20 ms query embedding takes seconds.
         "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", "1"),
@@ -400,6 +403,7 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         result = {
             "seconds": round(load_seconds, 1),
             "database": "sqlite (WAL, IMMEDIATE, timeout 20)",
+            "api_rate": api_rate,
             "writers": writers,
             "searchers": searchers,
             "task_interval_s": interval,
@@ -460,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writers", type=int, default=2, help="concurrent writer threads (default 2)")
     parser.add_argument("--searchers", type=int, default=2, help="concurrent searcher threads (default 2)")
     parser.add_argument("--task-interval", type=float, default=3.0, help="seconds between task rounds (default 3)")
+    parser.add_argument("--api-rate", default="1000000/min", help="MEMORY_API_RATE for the server (default: no practical limit)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (database and logs)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -467,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0 or args.writers < 1 or args.searchers < 0 or args.task_interval <= 0:
         parser.error("--seconds and --task-interval must be positive, --writers at least 1")
     result = run(seconds=args.seconds, writers=args.writers, searchers=args.searchers, interval=args.task_interval,
-                 quiet=args.quiet, keep=args.keep)
+                 quiet=args.quiet, keep=args.keep, api_rate=args.api_rate)
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:

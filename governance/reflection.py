@@ -40,7 +40,8 @@ ACTOR = "reflection"
 @dataclass(frozen=True)
 class ReflectionConfig:
     window_days: int = 30
-    stale_importance_below: float = 5.0
+    # importance at or under the neutral midpoint: nobody marked it as worth keeping
+    stale_importance_at_most: float = 5.0
     # Share of bigrams two texts must have in common (numbers left out) to be read as
     # the same claim.
     same_claim_overlap: float = 0.5
@@ -127,7 +128,7 @@ def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAU
 def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any]]:
     cutoff = now - timedelta(days=config.window_days)
     queryset = (
-        Memory.objects.filter(status=Status.ACTIVE, created_at__lte=cutoff, importance__lt=config.stale_importance_below,
+        Memory.objects.filter(status=Status.ACTIVE, created_at__lte=cutoff, importance__lte=config.stale_importance_at_most,
                               reinforcement_count=0)
         .filter(Q(last_accessed_at__isnull=True) | Q(last_accessed_at__lte=cutoff))
         .exclude(layer__in=[Layer.L1, Layer.L3])
