@@ -6,7 +6,7 @@ from governance.models import Trace
 from memories.lifecycle.db import atomic_batch, chunks
 
 
-def test_a_busy_database_is_retried_and_the_batch_lands_once(db):
+def test_a_busy_database_is_retried_and_the_batch_lands_once(transactional_db):
     calls = []
 
     def batch():
@@ -22,7 +22,7 @@ def test_a_busy_database_is_retried_and_the_batch_lands_once(db):
     assert list(Trace.objects.filter(stage="lifecycle.test").values_list("decision", flat=True)) == ["attempt 3"]
 
 
-def test_other_errors_and_exhausted_retries_propagate(db):
+def test_other_errors_and_exhausted_retries_propagate(transactional_db):
     def broken():
         raise OperationalError("no such table: nowhere")
 
