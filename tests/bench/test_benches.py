@@ -1,0 +1,101 @@
+"""The benchmarks run end to end on tiny inputs and print the documented JSON shape.
+(Figures are measured by running the benches, never asserted here.)"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(*argv: str, tmp_path: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "DJANGO_", "DATABASE_URL"))}
+    env.update(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1, done.stdout
+    return json.loads(lines[0])
+
+
+def _tiny_locomo() -> list[dict]:
+    def turn(speaker, dia, text, **extra):
+        return {"speaker": speaker, "dia_id": dia, "text": text, **extra}
+
+    conversation = {
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            turn("Caroline", "D1:1", "Hey Mel! I went to a pottery class yesterday."),
+            turn("Melanie", "D1:2", "That's great! What did you make?"),
+            turn("Caroline", "D1:3", "A blue bowl for my grandmother.", blip_caption="a photo of a blue ceramic bowl"),
+        ],
+        "session_2_date_time": "10:00 am on 20 June, 2023",
+        "session_2": [
+            turn("Melanie", "D2:1", "I adopted a puppy named Biscuit last week."),
+            turn("Caroline", "D2:2", "Biscuit is such a cute name for a dog!"),
+        ],
+    }
+    qa = [
+        {"question": "What did Caroline make in pottery class?", "answer": "a bowl", "evidence": ["D1:3"], "category": 4},
+        {"question": "When did Melanie adopt her puppy?", "answer": "June 2023", "evidence": ["D2:1", "D9:99"], "category": 2},
+        {"question": "What is the dog called?", "answer": "Biscuit", "evidence": ["D2:1", "D2:2"], "category": 1},
+        {"question": "Would Caroline enjoy crafts?", "answer": "yes", "evidence": [], "category": 3},
+        {"question": "What did Melanie paint?", "adversarial_answer": "a lake", "evidence": ["D1:2"], "category": 5},
+    ]
+    return [
+        {"sample_id": "conv-a", "conversation": conversation, "qa": qa},
+        {"sample_id": "conv-b", "conversation": {**conversation, "session_2": conversation["session_2"][:1]}, "qa": qa[:1]},
+    ]
+
+
+def test_locomo_bench_reports_three_modes(tmp_path):
+    data = tmp_path / "tiny_locomo.json"
+    data.write_text(json.dumps(_tiny_locomo()), encoding="utf-8")
+
+    doc = _run("bench.locomo", "--json", "--data", str(data), "--quiet", tmp_path=tmp_path)
+
+    assert doc["conversations"] == 2 and doc["turns"] == 9
+    # Category 5 is out; the category-3 question has no evidence; D9:99 names no turn.
+    assert doc["data_stats"] == {"questions_total": 5, "evidence_dropped": 1, "questions_skipped": 1}
+    assert doc["questions"] == 4
+    for mode in ("hybrid", "keyword", "vector"):
+        overall = doc[mode]["overall"]
+        assert set(overall) == {"recall@5", "recall@10", "hit@10", "questions"}
+        assert all(0.0 <= overall[k] <= 1.0 for k in ("recall@5", "recall@10", "hit@10"))
+        assert overall["questions"] == 4
+        assert set(doc[mode]["by_category"]) == {"1-multi-hop", "2-temporal", "4-single-hop"}
+    # Five or fewer turns per conversation: everything fits in the top 10.
+    assert doc["hybrid"]["overall"]["recall@10"] == 1.0
+    assert doc["config"]["turn_format"] and doc["config"]["ranking"]
+
+
+def test_locomo_bench_refuses_a_missing_file_in_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.locomo", "--json", "--data", str(tmp_path / "nope.json")],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "nope.json" in done.stderr
+
+
+def test_latency_bench_reports_each_size(tmp_path):
+    doc = _run("bench.latency", "--json", "--sizes", "60,150", "--queries", "8", "--base-texts", "12", "--quiet", tmp_path=tmp_path)
+    assert [r["n"] for r in doc["results"]] == [60, 150]
+    for row in doc["results"]:
+        for key in ("search_p50_ms", "search_p95_ms", "search_p99_ms", "embed_p50_ms", "import_per_s"):
+            assert row[key] > 0, key
+        assert row["search_p50_ms"] <= row["search_p95_ms"] <= row["search_p99_ms"]
+    assert "vectors" in doc["method"]
+
+
+def test_tokenizer_bench_compares_bigrams_and_jieba(tmp_path):
+    doc = _run("bench.zh_tokens", "--json", tmp_path=tmp_path)
+    assert doc["queries"] >= 20
+    assert {"bigram", "jieba"} <= set(doc["variants"])
+    for metrics in doc["variants"].values():
+        assert 0.0 <= metrics["recall@5"] <= 1.0 and 0.0 <= metrics["mrr@10"] <= 1.0
