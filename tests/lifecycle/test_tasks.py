@@ -85,3 +85,26 @@ def test_snapshot_task_stores_a_metrics_row(demo_memories):
     assert sum(memories["active_by_layer"].values()) == memories["by_status"]["active"]
     assert snapshot.metrics["embeddings_missing_or_stale"] == 0
     assert "guard" in snapshot.metrics and "guardrail" in snapshot.metrics
+
+
+def test_promote_task_proposes_a_mature_strategy(make_memory, policy):
+    from governance.models import ReviewItem
+
+    policy("L2", auto_promote=False)
+    source = make_memory("brand_B 大促前3天降低出价15%蓄水，大促当天提价30%；目标ROI 3.5，实际4.1", advertiser="brand_B",
+                         importance=8, grounding="grounded", embed=False, created_at=timezone.now() - timedelta(days=20))
+    young = make_memory("brand_B 新品首周达人种草，目标ROI 3.0，实际3.6", advertiser="brand_B", importance=8, embed=False)
+    Memory.objects.filter(pk__in=[source.pk, young.pk]).update(access_count=5)
+    outcome = _run("memories.tasks.promote")
+    assert (outcome["candidates"], outcome["proposed"]) == (1, 1)
+    assert ReviewItem.objects.get(kind="promotion").memory_id == source.pk
+
+
+def test_reflect_task_stores_a_report(make_memory):
+    from governance.models import ReflectionReport
+
+    make_memory("brand_A 偏好晚间20点-23点加大出价，该时段转化率比白天高35%", advertiser="brand_A", embed=False)
+    make_memory("brand_A 偏好晚间20点-23点加大出价，该时段转化率比白天高12%", advertiser="brand_A", embed=False)
+    outcome = _run("memories.tasks.reflect")
+    assert ReflectionReport.objects.get(pk=outcome["report_id"]).findings["counts"]["contradictions"] == 1
+    assert outcome["run_by"] == "scheduler"
