@@ -241,3 +241,38 @@ def reflect(request):
     if not token.all_advertisers:
         raise HttpError(403, "reflection reads every advertiser's memories; it needs an all-advertiser token")
     return run_reflection(actor=token.actor)
+
+
+# --- URL wiring -------------------------------------------------------------------------
+def _json_not_allowed(view):
+    """ninja answers a wrong method with a plain-text 405; the contract says every error
+    is JSON, so the wrapper rewrites that one case (keeping the Allow header)."""
+    from functools import wraps
+
+    from django.http import JsonResponse
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if response.status_code == 405 and not response.get("Content-Type", "").startswith("application/json"):
+            allowed = response.get("Allow", "")
+            replacement = JsonResponse({"detail": f"method {request.method} not allowed; use {allowed}"}, status=405)
+            replacement["Allow"] = allowed
+            return replacement
+        return response
+
+    return wrapped
+
+
+def not_found(request, rest: str = ""):
+    from django.http import JsonResponse
+
+    return JsonResponse({"detail": f"no API endpoint at /api/v1/{rest}"}, status=404)
+
+
+def api_urls():
+    patterns, app_name, namespace = api.urls
+    for pattern in patterns:
+        if hasattr(pattern, "callback") and pattern.callback is not None:
+            pattern.callback = _json_not_allowed(pattern.callback)
+    return patterns, app_name, namespace

@@ -3,11 +3,13 @@ from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import path, re_path
 
-from api.api import api
+from api.api import api_urls, not_found
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/v1/", api.urls),
+    path("api/v1/", api_urls()),
+    # Anything else under the API answers in JSON too, not with the HTML 404 page.
+    re_path(r"^api/v1/(?P<rest>.*)$", not_found),
 ]
 
 # `make run` is a single-process local service without a front web server, and DEBUG

@@ -1,0 +1,66 @@
+"""Schema fuzzing: Schemathesis generates requests from our OpenAPI document, valid
+(positive) and invalid (negative), sent with a valid token. No request may produce a 5xx,
+and every error must be JSON with a `detail`."""
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+
+schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+OPERATIONS = [result.ok() for result in schema.get_all_operations()]
+
+
+def _cases(mode: GenerationMode):
+    return st.one_of(*[operation.as_strategy(generation_mode=mode) for operation in OPERATIONS])
+
+
+@pytest.fixture
+def fuzz_token(demo_memories, make_token, settings):
+    settings.MEMORY_API_RATE = "100000/min"
+    from governance.models import LayerPolicy
+
+    LayerPolicy.objects.update(sampled_audit_rate=0.0)
+    _, raw = make_token("fuzzer", ["brand_A"], can_review=True)
+    # The WSGI handler would close the test's connection (and its transaction) after
+    # every request; Django's own test client avoids that by the same disconnection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield raw
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+def _check(case, raw):
+    response = case.call(headers={"Authorization": f"Bearer {raw}"})
+    where = (case.method, case.formatted_path, case.query, case.body)
+    assert response.status_code < 500, (*where, response.text[:500])
+    if response.status_code >= 400:
+        content_type = response.headers.get("content-type", [""])
+        assert "application/json" in str(content_type), (*where, response.status_code, response.text[:200])
+        assert "detail" in response.json()
+
+
+def test_schema_covers_every_endpoint():
+    assert {op.label for op in OPERATIONS} >= {
+        "POST /api/v1/search", "POST /api/v1/ingest", "POST /api/v1/trigger", "GET /api/v1/memories/{memory_id}",
+        "GET /api/v1/status", "POST /api/v1/reflect", "GET /api/v1/review", "POST /api/v1/review/{item_id}/approve",
+        "POST /api/v1/review/{item_id}/reject", "POST /api/v1/recall",
+    }
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_valid_requests_never_produce_a_server_error(data, fuzz_token):
+    _check(data.draw(_cases(GenerationMode.POSITIVE)), fuzz_token)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_invalid_requests_get_json_4xx(data, fuzz_token):
+    _check(data.draw(_cases(GenerationMode.NEGATIVE)), fuzz_token)
