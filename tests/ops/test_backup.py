@@ -3,6 +3,7 @@ import sqlite3
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from memories.exceptions import InvalidInput
 from memories.backup import database_backup, database_restore
@@ -39,7 +40,8 @@ def test_restore_refuses_a_file_that_is_not_a_backup(tmp_path, make_memory):
     make_memory("大促预算上调20%")
     bogus = tmp_path / "other.db"
     sqlite3.connect(bogus).execute("CREATE TABLE t (x)").connection.commit()
-    with pytest.raises(InvalidInput, match="not a Lingix Memory backup"):
+    expected = "not a Lingix Memory backup" if connection.vendor == "sqlite" else "not a pg_dump archive"
+    with pytest.raises(InvalidInput, match=expected):
         database_restore(path=str(bogus), actor="test")
     text = tmp_path / "notes.txt"
     text.write_text("出价策略" * 100, encoding="utf-8")
