@@ -19,7 +19,7 @@ def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list
             params.extend(search_filter.advertisers)
         if search_filter.include_global:
             scoped.append(f"{alias}.advertiser IS NULL")
-        clauses.append("(" + (" OR ".join(scoped) or "0") + ")")
+        clauses.append("(" + (" OR ".join(scoped) or "FALSE") + ")")
     if search_filter.business_line:
         clauses.append(f"({alias}.business_line = %s OR {alias}.business_line = '')")
         params.append(search_filter.business_line)

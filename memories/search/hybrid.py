@@ -11,8 +11,7 @@ import numpy as np
 
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
-from memories.search.fts import keyword_candidates
-from memories.search.vectors import vector_index
+from memories.search.backends import get_search_backend
 
 Mode = Literal["hybrid", "keyword", "vector"]
 
@@ -78,17 +77,17 @@ def hybrid_search(
     vector: dict[int, float] = {}
     query_vector = None
     if mode in ("hybrid", "keyword"):
-        keyword = dict(keyword_candidates(query, search_filter, limit=config.candidates))
+        keyword = dict(get_search_backend().keyword_candidates(query, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         query_vector = get_embedder().embed_query(query[:2000])
         embed_ms = (time.perf_counter() - t0) * 1000
-        vector = dict(vector_index.search(query_vector, search_filter, config.candidates))
+        vector = dict(get_search_backend().vector_candidates(query_vector, search_filter, config.candidates))
     candidate_ids = list(dict.fromkeys([*vector, *keyword]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
 
-    vectors = vector_index.vectors_for(candidate_ids) if query_vector is not None else {}
+    vectors = get_search_backend().vectors_for(candidate_ids) if query_vector is not None else {}
     cosine = {mid: float(vectors[mid] @ query_vector) for mid in candidate_ids if mid in vectors}
     keyword_norm = {k: v / max(keyword.values()) for k, v in keyword.items()} if keyword else {}
     cosine_norm = _minmax(cosine)
