@@ -86,7 +86,6 @@ class LingixServer:
             DJANGO_SETTINGS_MODULE="lingix_site.settings",
             MEMORY_LLM_PROVIDER="offline",
             MEMORY_API_RATE="10000/min",
-            MEMORY_ACCESS_ASYNC="0",
             PYTHONUNBUFFERED="1",
         )
         return env
