@@ -7,6 +7,7 @@ import hashlib
 from datetime import timedelta
 from typing import Any
 
+import numpy as np
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -27,6 +28,7 @@ from governance.funnel.pipeline import (
 from governance.funnel.types import StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem
 from memories.constants import Layer, Status, Tier
+from memories.embeddings import get_embedder
 from memories.models import Memory
 from memories.services import memory_create, memory_reinforce, memory_supersede
 
@@ -39,9 +41,11 @@ def l3_expiry():
     return timezone.now() + timedelta(hours=hours)
 
 
-def write_payload(*, payload: dict[str, Any], supersedes: Memory | None = None, derived_from: list[Memory] | None = None) -> Memory:
+def write_payload(*, payload: dict[str, Any], supersedes: Memory | None = None, derived_from: list[Memory] | None = None, vector=None) -> Memory:
     """Write a candidate as a memory: the one write path shared by the funnel and by
-    reviewers' approvals. L3 gets its TTL here, at write time."""
+    reviewers' approvals. L3 gets its TTL here, at write time. `vector` is the
+    candidate's embedding when the conflict stage already computed it (same text, same
+    model), which saves embedding it a second time after commit."""
     layer = payload["layer"]
     observed = payload.get("observed_at")
     observed_at = parse_datetime(observed) if isinstance(observed, str) else None
@@ -60,10 +64,16 @@ def write_payload(*, payload: dict[str, Any], supersedes: Memory | None = None, 
         observed_at=observed_at if layer == Layer.L3 else None,
         expires_at=l3_expiry() if layer == Layer.L3 else None,
     )
+    embed = vector is None
     if supersedes is not None and supersedes.status == Status.ACTIVE:
-        memory = memory_supersede(old=supersedes, content=payload["content"], **fields)
+        memory = memory_supersede(old=supersedes, content=payload["content"], embed=embed, **fields)
     else:
-        memory = memory_create(content=payload["content"], **fields)
+        memory = memory_create(content=payload["content"], embed=embed, **fields)
+    if vector is not None:
+        embedder = get_embedder()
+        Memory.objects.filter(pk=memory.pk).update(
+            embedding=np.asarray(vector, dtype=np.float32).tobytes(), embedding_model=embedder.model_name, embedding_dim=embedder.dimension
+        )
     if derived_from:
         memory.derived_from.add(*derived_from)
     return memory
@@ -81,7 +91,7 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
     scores: dict[str, Any] = {}
     if ctx.final in {"WRITE", "UPDATE"}:
         supersedes = c.conflict_with if ctx.final == "UPDATE" else None
-        ctx.memory = write_payload(payload=c.as_payload(), supersedes=supersedes)
+        ctx.memory = write_payload(payload=c.as_payload(), supersedes=supersedes, vector=c.probe)
         scores.update(memory_id=ctx.memory.pk, version=ctx.memory.version, importance=ctx.memory.importance)
         if ctx.memory.expires_at:
             scores["expires_at"] = ctx.memory.expires_at.isoformat()

@@ -23,7 +23,7 @@ def evidence_strength(*, attribution: str, grounding: str, correction: bool = Fa
 
 
 def conflict(c: Candidate) -> StageOutcome:
-    related = find_related(c)
+    related = find_related(c, refresh=True)
     scores = {"related": [{"id": r["memory"].pk, "cosine": r["cosine"], "relation": r["relation"]} for r in related]}
     for r in related:
         old = r["memory"]

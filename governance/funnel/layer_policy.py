@@ -40,7 +40,9 @@ def l3_ttl_hours(policy: LayerPolicy | None) -> int:
 
 
 def has_conditions(c: Candidate) -> bool:
-    return bool(c.data.get("conditions") or c.data.get("scope") or c.advertiser or c.business_line or s.has(s.CONDITION, c.content))
+    # A named category or channel is a scope too ("美妆与母婴类目…").
+    return bool(c.data.get("conditions") or c.data.get("scope") or c.advertiser or c.business_line
+                or s.has(s.CONDITION, c.content) or s.has(s.DOMAIN, c.content))
 
 
 def _observed_at(c: Candidate):

@@ -70,9 +70,10 @@ def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> st
     return ""
 
 
-def find_related(c: Candidate) -> list[dict]:
-    """[{memory, cosine, relation}] best first; cached on the candidate."""
-    if c.related is not None:
+def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
+    """[{memory, cosine, relation}] best first; cached on the candidate. The conflict
+    stage refreshes it inside the write transaction, where the answer is final."""
+    if c.related is not None and not refresh:
         return c.related
     rows = list(_scope(c).only("id", "content", "category", "embedding", "embedding_model", "embedding_dim", "content_hash",
                                "layer", "advertiser", "source_attribution", "grounding", "version"))
@@ -80,8 +81,9 @@ def find_related(c: Candidate) -> list[dict]:
         c.related = []
         return []
     embedder = get_embedder()
-    probe = Memory(content=c.content, category=c.category)
-    query = embedder.embed_passages([embedding_text(probe)])[0]
+    if c.probe is None:
+        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
+    query = c.probe
     vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
     missing = []
     for i, m in enumerate(rows):
@@ -90,10 +92,14 @@ def find_related(c: Candidate) -> list[dict]:
         else:
             missing.append(i)
     if missing:
-        # Not yet embedded (the on-commit job has not run): embed them here, without storing.
+        # Not embedded yet (the on-commit job has not run, or failed): embed them now and
+        # keep the vectors, so the next candidate in this scope does not pay again.
         fresh = embedder.embed_passages([embedding_text(rows[i]) for i in missing])
         for k, i in enumerate(missing):
             vectors[i] = fresh[k]
+            Memory.objects.filter(pk=rows[i].pk).update(
+                embedding=np.asarray(fresh[k], dtype=np.float32).tobytes(), embedding_model=embedder.model_name, embedding_dim=embedder.dimension
+            )
     cosines = vectors @ query
     order = np.argsort(-cosines)[:KEEP]
     new_hash = content_hash(c.content)

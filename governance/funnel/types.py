@@ -56,6 +56,7 @@ class Candidate:
     expires_at: datetime | None = None
     conflict_with: Any = None  # the existing Memory an UPDATE supersedes or a conflict names
     conflict_kind: str = ""  # "", "duplicate", "contradiction"
+    probe: Any = None  # the candidate's embedding, computed once
     related: list[Any] | None = None  # [{memory, cosine, relation}] near the candidate, once looked up
 
     def as_payload(self) -> dict[str, Any]:

@@ -108,10 +108,10 @@ def _user_feedback(c: Candidate) -> dict[str, tuple[bool, str]]:
     t = _text(c)
     attitude = _get(c, "attitude", "preference", "correction")
     hedges = s.is_hedged(t)
-    att_hits = s.hits(s.ATTITUDE, t) + s.hits(s.HARD_CONSTRAINT, t)
+    att_hits = s.hits(s.ATTITUDE, t) + s.hits(s.HARD_CONSTRAINT, t) + s.hits(s.CONFIRMATION, t)
     action = _get(c, "correct_action", "action", "expected")
     act_hits = s.hits(s.ACTION, t)
-    from_user = c.source == Source.USER or bool(_get(c, "from_user")) or s.has(s.USER_VOICE, t) or c.attribution in {"user_stated", "user_confirmed"}
+    from_user = c.source == Source.USER or bool(_get(c, "from_user")) or s.has(s.USER_VOICE, t) or s.has(s.CONFIRMATION, t)
     return {
         "clear_attitude": (bool(attitude or att_hits) and not hedges, f"attitude={attitude or att_hits[:2]} hedges={hedges[:2]}"),
         "concrete_action": (bool(action or act_hits), f"action={action or act_hits[:3]}"),

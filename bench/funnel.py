@@ -1,0 +1,181 @@
+"""Decisions per second through the offline write funnel, and the guard's quality on
+the labelled cases in tests/data/guard_cases.jsonl.
+
+Throughput: a fresh throwaway database, the `offline` judge and the bundled embedder;
+N synthetic Chinese/English events (user corrections, tool observations, strategy
+results, suggestions, hedges, greetings, repeats) are sent one by one through
+event_ingest / event_trigger, each in its own transaction with its traces and on-commit
+embedding, exactly as the API would. decisions_per_s = N / wall time.
+
+Quality: every labelled case runs in order through the same funnel in a fresh database;
+"written" means WRITE or UPDATE. Precision and recall of "written" and the false writes
+(written, labelled no_write) are reported, with every disagreement listed.
+
+    python -m bench.funnel --json [--events 300] [--cases tests/data/guard_cases.jsonl]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench._common import REPO, Progress, emit, setup_throwaway_django
+
+CASES = REPO / "tests" / "data" / "guard_cases.jsonl"
+
+
+def load_cases(path: Path = CASES) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def run_case(case: dict[str, Any]):
+    from governance.services import event_ingest, event_trigger
+
+    common = {k: case[k] for k in ("advertiser", "source", "layer") if case.get(k) is not None}
+    if case["kind"] == "ingest":
+        return event_ingest(text=case["text"], actor="bench", **common)
+    return event_trigger(event_type=case["event_type"], summary=case.get("summary", ""), data=case.get("data"), actor="bench", **common)
+
+
+def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Run the labelled cases in order (later cases may depend on earlier writes)."""
+    from django.db import transaction
+
+    tp = fp = fn = tn = 0
+    rows, disagreements = [], []
+    by_lang: dict[str, dict[str, int]] = {}
+    for case in cases:
+        decision = run_case(case)
+        transaction.get_connection()  # keep the connection warm between cases
+        written = decision.action in {"WRITE", "UPDATE"}
+        should = case["expected"] == "write"
+        tp += written and should
+        fp += written and not should
+        fn += (not written) and should
+        tn += (not written) and not should
+        lang = by_lang.setdefault(case["lang"], {"cases": 0, "agree": 0})
+        lang["cases"] += 1
+        lang["agree"] += written == should
+        rows.append({"id": case["id"], "expected": case["expected"], "action": decision.action, "layer": decision.layer})
+        if written != should:
+            disagreements.append({"id": case["id"], "expected": case["expected"], "action": decision.action, "reasons": decision.reasons[:2]})
+    return {
+        "cases": len(cases),
+        "written": tp + fp,
+        "should_write": tp + fn,
+        "true_writes": tp,
+        "false_writes": fp,
+        "missed_writes": fn,
+        "true_rejects": tn,
+        "precision_written": round(tp / (tp + fp), 4) if tp + fp else None,
+        "recall_written": round(tp / (tp + fn), 4) if tp + fn else None,
+        "accuracy": round((tp + tn) / len(cases), 4) if cases else None,
+        "by_language": by_lang,
+        "disagreements": disagreements,
+        "results": rows,
+    }
+
+
+_ZH = [
+    ("ingest", "user", "用户纠正：{adv} {cat}类目出价不要超过{x}元，以后按这个执行"),
+    ("ingest", "user", "用户明确要求：{adv} 周末不要投放{ch}"),
+    ("ingest", "assistant", "建议把{adv}{cat}类目的预算提高{p}%"),
+    ("ingest", "user", "用户说可能下周要给{adv}加预算"),
+    ("ingest", "user", "好的，谢谢"),
+    ("ingest", "tool", "系统监测到：大促期间{cat}类目流量上涨{p}%，需调整出价"),
+    ("ingest", "human", "公司规定：所有{cat}账户日预算不得超过{b}元"),
+    ("trigger", "tool", "冷启动期出价上浮{p}%后，ROI目标{x}实际{y}，因为曝光增加"),
+]
+_EN = [
+    ("ingest", "user", "The user insisted: never run {ch} ads on weekends for {adv}"),
+    ("ingest", "assistant", "I recommend increasing the budget by {p}% for {adv}"),
+    ("ingest", "user", "thanks, got it"),
+    ("trigger", "tool", "During cold start a {p}% bid raise lifted ROI from target {x} to actual {y} because reach grew"),
+]
+
+
+def synthetic_events(n: int, seed: int = 11) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    cats, chs = ["医药OTC", "美妆", "母婴", "食品", "3C"], ["信息流", "搜索", "直播", "短视频"]
+    events = []
+    for i in range(n):
+        kind, source, template = rng.choice(_ZH * 3 + _EN)
+        x = round(rng.uniform(0.8, 2.0), 1)
+        text = template.format(adv=f"brand_{rng.choice('ABCDEFGH')}", cat=rng.choice(cats), ch=rng.choice(chs), x=x,
+                               y=round(x + rng.uniform(0.1, 0.9), 1), p=rng.choice([10, 15, 20, 30]), b=rng.choice([3000, 5000, 8000]))
+        advertiser = f"brand_{rng.choice('ABCDEFGH')}" if source != "human" else None
+        if kind == "ingest":
+            events.append({"kind": "ingest", "text": text, "source": source, "advertiser": advertiser})
+        else:
+            nums = [float(v) for v in __import__("re").findall(r"\d+(?:\.\d+)?", text)]
+            events.append({"kind": "trigger", "event_type": "strategy_execution", "summary": text, "source": source, "advertiser": advertiser,
+                           "data": {"target": nums[-2], "actual": nums[-1], "bid_change_pct": nums[0]}})
+    return events
+
+
+def throughput(n: int, progress: Progress) -> dict[str, Any]:
+    from django.db import connection
+    from django.db.models import Avg, Count
+
+    from governance.models import MemoryEvent, Trace
+
+    events = synthetic_events(n)
+    run_case(events[0])  # load the embedder outside the timed region
+    MemoryEvent.objects.all().delete()
+    started = time.perf_counter()
+    for i, event in enumerate(events, start=1):
+        run_case(event)
+        if connection.in_atomic_block:  # pragma: no cover - the services commit their own work
+            raise RuntimeError("funnel left a transaction open")
+        if i % 100 == 0:
+            progress(f"{i}/{n} decisions")
+    elapsed = time.perf_counter() - started
+    actions = {row["action"]: row["n"] for row in MemoryEvent.objects.values("action").annotate(n=Count("id"))}
+    stages = {row["stage"]: round(row["ms"], 3) for row in Trace.objects.values("stage").annotate(ms=Avg("latency_ms")).order_by("stage")}
+    return {"events": n, "seconds": round(elapsed, 3), "decisions_per_s": round(n / elapsed, 2), "ms_per_decision": round(1000 * elapsed / n, 3),
+            "actions": actions, "mean_stage_latency_ms": stages}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--events", type=int, default=300, help="synthetic events for the throughput run (default 300)")
+    parser.add_argument("--cases", type=Path, default=CASES, help="labelled cases (JSONL)")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    progress = Progress(quiet=args.quiet)
+    setup_throwaway_django("funnel")
+    from django.conf import settings
+    from django.db import transaction
+
+    # The funnel as deployed: embeddings run when the write commits.
+    settings.MEMORY_EMBED_ON_WRITE = True
+    from governance.models import LayerPolicy
+    from memories.models import Memory
+
+    progress("labelled cases")
+    quality = evaluate_cases(load_cases(args.cases))
+    with transaction.atomic():
+        Memory.objects.all().delete()
+    LayerPolicy.objects.update(sampled_audit_rate=0.05)
+    progress(f"throughput over {args.events} events")
+    speed = throughput(args.events, progress)
+    document = {"provider": "offline", "throughput": speed, "labelled": quality}
+
+    def render(doc: dict[str, Any]) -> str:
+        s, q = doc["throughput"], doc["labelled"]
+        lines = [f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events)",
+                 f"labelled set: {q['cases']} cases, precision(written)={q['precision_written']} recall(written)={q['recall_written']} false writes={q['false_writes']}"]
+        lines += [f"  disagree: {d['id']} expected {d['expected']} got {d['action']}: {d['reasons'][:1]}" for d in q["disagreements"]]
+        return "\n".join(lines)
+
+    emit(document, args.json, render)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
