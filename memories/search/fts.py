@@ -5,7 +5,7 @@ from django.db import connection
 
 from memories.constants import Status
 from memories.search.filters import SearchFilter
-from memories.search.tokens import fts_match_expression
+from memories.search.tokens import query_tokens
 
 
 def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list]:
@@ -29,18 +29,79 @@ def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list
     return " AND ".join(clauses), params
 
 
-def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50) -> list[tuple[int, float]]:
+# bm25 is computed per matching row (it reads each row's size and positions), so its cost
+# grows with the number of matches, not with the result size: at 100k memories one common
+# bigram (出价) matches ~24k rows and an unbounded query took ~1 s. Each query therefore
+# scores at most about this many rows; see _plan.
+SCORED_ROWS_BUDGET = 1500
+
+
+def _capped_frequencies(cursor, tokens: list[str], cap: int) -> dict[str, int]:
+    """How many memories match each token, counted no further than `cap` (walking a
+    posting list is cheap; it is scoring every match that is not). Going through MATCH
+    applies FTS5's own case folding and stemming, so Latin words count as indexed."""
+    counts: dict[str, int] = {}
+    for token in tokens:
+        cursor.execute(
+            "SELECT count(*) FROM (SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s LIMIT %s)",
+            [_expression([token]), cap + 1],
+        )
+        counts[token] = int(cursor.fetchone()[0])
+    return counts
+
+
+def _plan(cursor, tokens: list[str], budget: int) -> tuple[list[str], int | None]:
+    """Which tokens to match, and the lowest rowid worth scoring.
+
+    Rare tokens carry almost all of bm25's weight (idf), common ones almost none but most of
+    the cost. So tokens are taken rarest first while their matches fit the budget; the
+    common rest is left out. When even the rarest token alone matches more rows than the
+    budget (a one-word query like 出价 over a large store), only its newest `budget`
+    matches are scored, an explicit recency window. Below the budget nothing changes: the
+    ranking is exact bm25 over every token."""
+    df = _capped_frequencies(cursor, tokens, budget)
+    present = sorted((t for t in tokens if df[t] > 0), key=lambda t: df[t])
+    if sum(df[t] for t in present) <= budget:
+        return present, None
+    kept: list[str] = []
+    total = 0
+    for token in present:
+        if kept and total + df[token] > budget:
+            break
+        kept.append(token)
+        total += df[token]
+    if total <= budget:
+        return kept, None
+    cursor.execute(
+        "SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",
+        [_expression(kept), budget],
+    )
+    row = cursor.fetchone()
+    return kept, (int(row[0]) if row else None)
+
+
+def _expression(tokens: list[str]) -> str:
+    return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
+
+
+def keyword_candidates(
+    query: str, search_filter: SearchFilter, limit: int = 50, budget: int = SCORED_ROWS_BUDGET
+) -> list[tuple[int, float]]:
     """(memory id, positive bm25 score), best first. Never raises on user input: the match
     expression is built from quoted tokens only and bound as a parameter."""
-    expression = fts_match_expression(query)
-    if expression is None:
+    tokens = query_tokens(query)
+    if not tokens:
         return []
     where, params = filter_sql(search_filter)
-    sql = (
-        "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
-        "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "
-        f"WHERE memories_memory_fts MATCH %s AND {where} ORDER BY rank LIMIT %s"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [expression, *params, limit])
+        tokens, min_rowid = _plan(cursor, tokens, budget)
+        if not tokens:
+            return []
+        window = "" if min_rowid is None else "AND memories_memory_fts.rowid >= %s "
+        sql = (
+            "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
+            "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "
+            f"WHERE memories_memory_fts MATCH %s {window}AND {where} ORDER BY rank LIMIT %s"
+        )
+        cursor.execute(sql, [_expression(tokens), *([min_rowid] if min_rowid is not None else []), *params, limit])
         return [(int(row[0]), -float(row[1])) for row in cursor.fetchall()]

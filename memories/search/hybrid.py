@@ -88,8 +88,14 @@ def hybrid_search(
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
 
     vectors = get_search_backend().vectors_for(candidate_ids) if query_vector is not None else {}
-    cosine = {mid: float(vectors[mid] @ query_vector) for mid in candidate_ids if mid in vectors}
-    keyword_norm = {k: v / max(keyword.values()) for k, v in keyword.items()} if keyword else {}
+    with_vector = [mid for mid in candidate_ids if mid in vectors]
+    cosine = (
+        dict(zip(with_vector, (np.vstack([vectors[mid] for mid in with_vector]) @ query_vector).tolist()))
+        if with_vector
+        else {}
+    )
+    top_keyword = max(keyword.values()) if keyword else 1.0
+    keyword_norm = {k: v / top_keyword for k, v in keyword.items()} if top_keyword > 0 else {}
     cosine_norm = _minmax(cosine)
     if config.fusion == "rrf":
         keyword_rank = {mid: r for r, mid in enumerate(keyword)}
@@ -98,14 +104,12 @@ def hybrid_search(
     if metadata is None:
         metadata = _load_metadata(candidate_ids)
     now = search_filter.now.timestamp()
-    scored: list[SearchHit] = []
+    ranked: list[tuple[float, int, float, float]] = []
     for mid in candidate_ids:
         if mid not in metadata:
             continue
-        v = cosine_norm.get(mid, 0.0)
-        k = keyword_norm.get(mid, 0.0)
         if mode == "keyword":
-            fused = k
+            fused = keyword_norm.get(mid, 0.0)
         elif mode == "vector":
             fused = cosine.get(mid, 0.0)
         elif config.fusion == "rrf":
@@ -115,57 +119,68 @@ def hybrid_search(
                 if mid in ranks
             ) * (config.rrf_k + 1)
         else:
-            fused = config.vector_weight * v + config.keyword_weight * k
+            fused = config.vector_weight * cosine_norm.get(mid, 0.0) + config.keyword_weight * keyword_norm.get(mid, 0.0)
         importance, created = metadata[mid]
         age_days = max(0.0, (now - created) / 86400.0)
         recency = math.exp(-math.log(2) * age_days / config.recency_half_life_days)
         adjusted = fused * (1 + config.importance_weight * (importance - 5) / 5) * (1 - config.recency_weight + config.recency_weight * recency)
-        scored.append(
-            SearchHit(
-                memory_id=mid,
-                score=adjusted,
-                explain={
-                    "vector": round(cosine.get(mid, 0.0), 4),
-                    "vector_norm": round(v, 4),
-                    "keyword": round(keyword.get(mid, 0.0), 4),
-                    "keyword_norm": round(k, 4),
-                    "fused": round(fused, 4),
-                    "importance": importance,
-                    "recency": round(recency, 4),
-                },
-            )
+        ranked.append((adjusted, mid, fused, recency))
+    ranked.sort(key=lambda row: row[0], reverse=True)
+    # Only the MMR pool can be returned, so only it gets SearchHit objects and explanations.
+    scored = [
+        SearchHit(
+            memory_id=mid,
+            score=adjusted,
+            explain={
+                "vector": round(cosine.get(mid, 0.0), 4),
+                "vector_norm": round(cosine_norm.get(mid, 0.0), 4),
+                "keyword": round(keyword.get(mid, 0.0), 4),
+                "keyword_norm": round(keyword_norm.get(mid, 0.0), 4),
+                "fused": round(fused, 4),
+                "importance": metadata[mid][0],
+                "recency": round(recency, 4),
+            },
         )
-    scored.sort(key=lambda h: h.score, reverse=True)
+        for adjusted, mid, fused, recency in ranked[: _pool_size(top_k)]
+    ]
     hits = _mmr(scored, vectors, top_k, config)
     return SearchOutcome(hits=hits, embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
 
 
+def _pool_size(top_k: int) -> int:
+    return max(top_k * 3, 30)
+
+
 def _mmr(scored: list[SearchHit], vectors: dict[int, np.ndarray], top_k: int, config: RankingConfig) -> list[SearchHit]:
-    """Maximal marginal relevance: trade a little relevance for not repeating the same fact."""
+    """Maximal marginal relevance: trade a little relevance for not repeating the same fact.
+    Greedy: each step takes the best of λ·score − (1−λ)·(max cosine to what is already
+    chosen)·score; a near-exact restatement (cosine ≥ mmr_duplicate_cosine) is never taken."""
     if not vectors or len(scored) <= 1:
         return scored[:top_k]
-    pool = scored[: max(top_k * 3, 30)]
+    pool = scored[: _pool_size(top_k)]
+    dim = len(next(iter(vectors.values())))
+    has = np.array([hit.memory_id in vectors for hit in pool])
+    matrix = np.zeros((len(pool), dim), dtype=np.float32)
+    for i, hit in enumerate(pool):
+        if has[i]:
+            matrix[i] = vectors[hit.memory_id]
+    similarity = matrix @ matrix.T
+    score = np.array([hit.score for hit in pool], dtype=np.float64)
+    closest = np.full(len(pool), -np.inf)  # max cosine to a chosen memory that has a vector
+    taken = np.zeros(len(pool), dtype=bool)
     chosen: list[SearchHit] = []
-    while pool and len(chosen) < top_k:
-        best, best_value, best_sim = None, -math.inf, 0.0
-        for hit in pool:
-            vec = vectors.get(hit.memory_id)
-            similarity = 0.0
-            if vec is not None and chosen:
-                similarity = max(
-                    (float(vec @ vectors[c.memory_id]) for c in chosen if c.memory_id in vectors), default=0.0
-                )
-            if similarity >= config.mmr_duplicate_cosine:
-                value = -math.inf  # an exact restatement of something already chosen
-            else:
-                value = config.mmr_lambda * hit.score - (1 - config.mmr_lambda) * similarity * hit.score
-            if value > best_value:
-                best, best_value, best_sim = hit, value, similarity
-        if best is None or best_value == -math.inf:
+    while len(chosen) < min(top_k, len(pool)):
+        sim = np.where(has & np.isfinite(closest), closest, 0.0)
+        value = config.mmr_lambda * score - (1 - config.mmr_lambda) * sim * score
+        value[taken | (sim >= config.mmr_duplicate_cosine)] = -np.inf
+        best = int(np.argmax(value))
+        if value[best] == -np.inf:
             break
-        best.explain["mmr_max_similarity"] = round(best_sim, 4)
-        chosen.append(best)
-        pool.remove(best)
+        pool[best].explain["mmr_max_similarity"] = round(float(sim[best]), 4)
+        chosen.append(pool[best])
+        taken[best] = True
+        if has[best]:
+            closest = np.maximum(closest, similarity[best])
     return chosen
 
 
