@@ -84,3 +84,37 @@ def test_bm25_ranks_the_denser_match_first(make_memory):
     sparse = make_memory("预算分配说明，其中提到一次出价和很多其他无关内容内容内容内容")
     ranked = [mid for mid, _ in get_search_backend().keyword_candidates("出价", SearchFilter(), 10)]
     assert ranked.index(dense.pk) < ranked.index(sparse.pk)
+
+
+def _ranked(query: str, budget: int) -> list[int]:
+    from memories.search.fts import keyword_candidates
+
+    return [mid for mid, _ in keyword_candidates(query, SearchFilter(), limit=50, budget=budget)]
+
+
+sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="the scoring budget belongs to the FTS5 backend")
+
+
+@sqlite_only
+def test_under_the_budget_ranking_is_exact_bm25(make_memory):
+    for text in ["分时段出价策略", "大促预算翻倍", "出价上调10%", "ROI目标3.0", "预算出价双控"]:
+        make_memory(text)
+    for query in ["出价 预算", "大促 ROI", "分时段出价"]:
+        assert _ranked(query, budget=10_000) == _ranked(query, budget=50)
+
+
+@sqlite_only
+def test_over_the_budget_common_tokens_give_way_to_rare_ones(make_memory):
+    common = [make_memory(f"第{i}次出价复盘：出价正常") for i in range(6)]
+    rare = make_memory("冷启动期出价保守，积累转化")
+    # 出价 matches 7 rows, 冷启 1: with room to score only 3 rows, the query keeps 冷启 (and
+    # 启动) and drops 出价, so the cold-start memory is the only keyword candidate.
+    assert _ranked("冷启动 出价", budget=3) == [rare.pk]
+    assert set(_ranked("冷启动 出价", budget=100)) == {rare.pk, *(m.pk for m in common)}
+
+
+@sqlite_only
+def test_one_token_over_the_budget_scores_its_newest_matches(make_memory):
+    rows = [make_memory(f"出价记录{i}：出价调整") for i in range(8)]
+    ranked = _ranked("出价", budget=3)
+    assert set(ranked) <= {m.pk for m in rows[-4:]} and len(ranked) >= 3
