@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
 from memories.admin_services import (
@@ -119,8 +120,8 @@ class MemoryAdmin(admin.ModelAdmin):
                     reverse("admin:memories_memory_change", args=[m.pk]),
                     m.version,
                     m.get_status_display(),
-                    m.valid_from.strftime("%Y-%m-%d %H:%M") if m.valid_from else "",
-                    m.valid_to.strftime("%Y-%m-%d %H:%M") if m.valid_to else "—",
+                    localtime(m.valid_from).strftime("%Y-%m-%d %H:%M") if m.valid_from else "",
+                    localtime(m.valid_to).strftime("%Y-%m-%d %H:%M") if m.valid_to else "—",
                     m.get_source_display(),
                     Truncator(m.content).chars(120),
                 )
@@ -150,7 +151,7 @@ class MemoryAdmin(admin.ModelAdmin):
                     e.get_kind_display(),
                     e.action or e.get_status_display(),
                     e.actor or e.get_source_display(),
-                    e.created_at.strftime("%Y-%m-%d %H:%M"),
+                    localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
                     Truncator(e.raw_text or e.summary or "").chars(300),
                 )
                 for e in events

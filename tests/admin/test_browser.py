@@ -142,6 +142,9 @@ def test_a_reviewers_morning(page, live_server, morning):
     # its page links back to the event, whose timeline ends with the reviewer's decision
     page.click("#result_list tbody tr:has-text('极限词') a[href*='/memories/memory/']")
     page.wait_for_selector(".lingix-source-event")
+    assert "v1" in page.inner_text(".lingix-versions")
+    assert page.locator("textarea[name=content]").count() == 0  # a reviewer reads L1, never edits it
+    page.screenshot(path=str(ARTIFACTS / "admin-memory-detail.png"), full_page=True)
     page.click(f".lingix-source-event a[href*='/governance/memoryevent/{parked.event_id}/change/']")
     page.wait_for_selector("#stage-timeline")
     timeline = page.inner_text("#stage-timeline")
