@@ -165,3 +165,20 @@ def test_dashboard_counts_follow_the_queue(reviewer_client, queue):
 def test_dashboard_in_chinese(reviewer_client, queue):
     page = reviewer_client.get(reverse("admin:index"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "当前使用离线判定引擎" in page and "各层有效记忆数" in page and "审核队列" in page
+
+
+@pytest.mark.parametrize("provider, key, banner, text", [
+    ("openai", "sk-test-not-real", "llm", "gpt-4o-mini"),
+    ("", None, "error", "MEMORY_LLM_PROVIDER=offline"),
+])
+def test_dashboard_names_the_judge(reviewer_client, settings, monkeypatch, provider, key, banner, text):
+    settings.MEMORY_LLM_PROVIDER = provider
+    settings.MEMORY_JUDGE_MODEL = "gpt-4o-mini"
+    if key:
+        monkeypatch.setenv("MEMORY_LLM_API_KEY", key)
+    else:
+        monkeypatch.delenv("MEMORY_LLM_API_KEY", raising=False)
+    page = reviewer_client.get(reverse("admin:index")).content.decode()
+    assert f'class="lingix-banner {banner}"' in page and text in page
+    assert "OFFLINE judge is active" not in page
+    assert "sk-test-not-real" not in page  # the key itself is never shown
