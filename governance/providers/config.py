@@ -1,6 +1,8 @@
 """Which judge runs. Nothing starts without an explicit choice (CONTRACT.md)."""
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 
 from django.conf import settings
@@ -73,14 +75,18 @@ def get_provider():
         from governance.providers.offline import OfflineProvider
 
         return OfflineProvider()
+    key_digest = hashlib.sha256(os.environ.get("MEMORY_LLM_API_KEY", "").encode()).hexdigest()
+    return _openai_judge(settings.MEMORY_LLM_BASE_URL, settings.MEMORY_JUDGE_MODEL, float(settings.MEMORY_LLM_TIMEOUT),
+                         int(settings.MEMORY_LLM_MAX_RETRIES), _env_float("MEMORY_LLM_BACKOFF_SECONDS", 0.5), key_digest)
+
+
+@functools.lru_cache(maxsize=8)
+def _openai_judge(base_url: str, model: str, timeout: float, max_retries: int, backoff: float, key_digest: str):
+    """One client per configuration, so HTTP connections to the gateway are reused.
+    The key's digest is part of the cache key only so that a rotated key builds a new client."""
     from governance.providers.openai_judge import OpenAIJudge
 
-    return OpenAIJudge(
-        base_url=settings.MEMORY_LLM_BASE_URL,
-        model=settings.MEMORY_JUDGE_MODEL,
-        timeout=settings.MEMORY_LLM_TIMEOUT,
-        max_retries=settings.MEMORY_LLM_MAX_RETRIES,
-    )
+    return OpenAIJudge(base_url=base_url, model=model, timeout=timeout, max_retries=max_retries)
 
 
 def get_judge(base=None):
