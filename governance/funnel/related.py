@@ -15,20 +15,22 @@ from memories.constants import Status
 from memories.embeddings import get_embedder
 from memories.hashing import content_hash
 from memories.models import Memory
-from memories.services import embedding_text
+from memories.search.filters import SearchFilter
+from memories.search.vectors import vector_index
+from memories.services import embedding_text, stale_embedding_q
 
-SCAN_LIMIT = 2000
+STALE_LIMIT = 200
 KEEP = 5
 
 
-def _scope(c: Candidate):
+def _scope_qs(c: Candidate):
     now = timezone.now()
     qs = Memory.objects.filter(status=Status.ACTIVE, layer=c.layer).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
     if c.advertiser:
         qs = qs.filter(Q(advertiser=c.advertiser) | Q(advertiser__isnull=True))
     else:
         qs = qs.filter(advertiser__isnull=True)
-    return qs.order_by("-created_at")[:SCAN_LIMIT]
+    return qs
 
 
 MIN_OVERLAP = 0.5
@@ -70,20 +72,9 @@ def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> st
     return ""
 
 
-def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
-    """[{memory, cosine, relation}] best first; cached on the candidate. The conflict
-    stage refreshes it inside the write transaction, where the answer is final."""
-    if c.related is not None and not refresh:
-        return c.related
-    rows = list(_scope(c).only("id", "content", "category", "embedding", "embedding_model", "embedding_dim", "content_hash",
-                               "layer", "advertiser", "source_attribution", "grounding", "version"))
-    if not rows:
-        c.related = []
-        return []
-    embedder = get_embedder()
-    if c.probe is None:
-        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
-    query = c.probe
+def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
+    """Stored vectors of `rows`; rows not embedded yet (the on-commit job has not run, or
+    failed) are embedded now and the vectors kept, so the next candidate does not pay."""
     vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
     missing = []
     for i, m in enumerate(rows):
@@ -92,17 +83,47 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
         else:
             missing.append(i)
     if missing:
-        # Not embedded yet (the on-commit job has not run, or failed): embed them now and
-        # keep the vectors, so the next candidate in this scope does not pay again.
         fresh = embedder.embed_passages([embedding_text(rows[i]) for i in missing])
         for k, i in enumerate(missing):
             vectors[i] = fresh[k]
             Memory.objects.filter(pk=rows[i].pk).update(
                 embedding=np.asarray(fresh[k], dtype=np.float32).tobytes(), embedding_model=embedder.model_name, embedding_dim=embedder.dimension
             )
-    cosines = vectors @ query
-    order = np.argsort(-cosines)[:KEEP]
+    return vectors
+
+
+_FIELDS = ("id", "content", "category", "embedding", "embedding_model", "embedding_dim", "content_hash", "layer", "advertiser",
+           "source_attribution", "grounding", "version", "status", "expires_at")
+
+
+def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
+    """[{memory, cosine, relation}] best first; cached on the candidate. The conflict
+    stage refreshes it inside the write transaction, where the answer is final.
+
+    Neighbours come from the process-wide vector index (the same one search uses), plus
+    any in-scope rows that have no current vector yet and any exact-text match."""
+    if c.related is not None and not refresh:
+        return c.related
+    embedder = get_embedder()
+    scope = _scope_qs(c)
     new_hash = content_hash(c.content)
+    stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
+    same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
+    if not scope.exists():
+        c.related = []
+        return []
+    if c.probe is None:
+        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
+    search_filter = SearchFilter(advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now())
+    hits = [memory_id for memory_id, _ in vector_index.search(c.probe, search_filter, KEEP * 2)]
+    ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
+    # Re-read the rows: the index may lag a change made in this very transaction.
+    rows = list(scope.filter(pk__in=ids).only(*_FIELDS))
+    if not rows:
+        c.related = []
+        return []
+    cosines = _vectors_of(rows, embedder) @ c.probe
+    order = np.argsort(-cosines)[:KEEP]
     found = []
     for i in order:
         m, cos = rows[int(i)], float(cosines[int(i)])
