@@ -37,7 +37,11 @@ api = NinjaAPI(
         "Governed long-term memory for advertising agents. Every call needs "
         "`Authorization: Bearer <token>` (create one with `manage.py memory token create`). "
         "A token reads and writes only its advertisers; reads also see global memories. "
-        "Errors are JSON `{\"detail\": …}`."
+        "Errors are JSON `{\"detail\": …}`. Limits: 256 KiB bodies (413), queries up to 2000 "
+        "characters, `top_k` 1-50, and a per-token rate limit (429 with Retry-After; setting "
+        "MEMORY_API_RATE, default 120/min). Without a judge provider the server refuses to start; "
+        "if the API is reached anyway, every call answers 503 naming MEMORY_LLM_PROVIDER and "
+        "MEMORY_LLM_API_KEY."
     ),
     urls_namespace="api-v1",
     docs_url="/docs",
