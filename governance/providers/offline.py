@@ -27,7 +27,7 @@ def _score_types(text: str, source: str) -> dict[str, float]:
     domains = len(set(x.lower() for x in s.hits(s.DOMAIN, text)))
     return {
         "rule_update": 1.2 * h(s.AUTHORITY) + 0.8 * h(s.HARD_CONSTRAINT) + (0.6 if source in {"human", "system"} else 0) + 0.2 * h(s.SCOPE),
-        "user_feedback": 1.2 * h(s.USER_VOICE) + 1.5 * h(s.CONFIRMATION) + (1.2 if source == "user" else 0) + 0.3 * h(s.ACTION) * max(h(s.USER_VOICE), h(s.CONFIRMATION)) + (0.9 * h(s.SUGGESTION) if source in {"assistant", "agent"} else 0) + 0.6 * h(s.CORRECTION) + 0.6 * h(s.PREFERENCE) + 0.3 * h(s.ATTITUDE),
+        "user_feedback": 1.2 * h(s.USER_VOICE) + 1.5 * h(s.CONFIRMATION) + (1.2 if source == "user" and (s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text)) else 0) + 0.3 * h(s.ACTION) * max(h(s.USER_VOICE), h(s.CONFIRMATION)) + (0.9 * h(s.SUGGESTION) if source in {"assistant", "agent"} else 0) + 0.6 * h(s.CORRECTION) + 0.6 * h(s.PREFERENCE) + 0.3 * h(s.ATTITUDE),
         "strategy_execution": 0.8 * h(STRATEGY) + 0.6 * h(s.CAUSAL) + 0.6 * h(s.TARGET_ACTUAL) + 0.4 * h(s.EFFECT) * nums + 0.3 * h(s.ACTION),
         "environment_change": 1.2 * h(ENVIRONMENT) + 0.6 * h(s.TIME_BOUND) + 0.4 * h(s.OBSERVATION),
         "anomaly_pattern": 1.4 * h(s.DEVIATION) + 0.4 * h(s.METRIC) + 0.3 * h(s.REPEATED),
