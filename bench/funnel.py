@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -43,14 +44,11 @@ def run_case(case: dict[str, Any]):
 
 def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
     """Run the labelled cases in order (later cases may depend on earlier writes)."""
-    from django.db import transaction
-
     tp = fp = fn = tn = 0
     rows, disagreements = [], []
     by_lang: dict[str, dict[str, int]] = {}
     for case in cases:
         decision = run_case(case)
-        transaction.get_connection()  # keep the connection warm between cases
         written = decision.action in {"WRITE", "UPDATE"}
         should = case["expected"] == "write"
         tp += written and should
@@ -111,7 +109,7 @@ def synthetic_events(n: int, seed: int = 11) -> list[dict[str, Any]]:
         if kind == "ingest":
             events.append({"kind": "ingest", "text": text, "source": source, "advertiser": advertiser})
         else:
-            nums = [float(v) for v in __import__("re").findall(r"\d+(?:\.\d+)?", text)]
+            nums = [float(v) for v in re.findall(r"\d+(?:\.\d+)?", text)]
             events.append({"kind": "trigger", "event_type": "strategy_execution", "summary": text, "source": source, "advertiser": advertiser,
                            "data": {"target": nums[-2], "actual": nums[-1], "bid_change_pct": nums[0]}})
     return events

@@ -30,7 +30,7 @@ from governance.funnel.secrets import redact_data, redact_text
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider, max_text_chars
-from memories.constants import LAYER_CODES, Layer, Source, Status
+from memories.constants import LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.services import memory_set_status

@@ -21,6 +21,7 @@ from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
 from governance.providers.config import classify_min_confidence
 from memories.constants import Layer
+from memories.embeddings import EmbeddingError
 
 FINAL = {"REJECT", "PENDING_REVIEW"}
 
@@ -42,6 +43,7 @@ class FunnelContext:
     pending_traces: list[tuple[StageOutcome, Any]] = field(default_factory=list)
     memory: Any = None
     review_item: Any = None
+    embedding_error: str = ""
 
     def policy(self) -> LayerPolicy | None:
         return self.policies.get(self.candidate.layer or Layer.L2)
@@ -130,13 +132,18 @@ def stage_guard_rules(ctx: FunnelContext) -> StageOutcome:
 def stage_judge(ctx: FunnelContext) -> StageOutcome:
     c = ctx.candidate
     started = time.perf_counter()
-    find_related(c)
+    try:
+        find_related(c)
+    except EmbeddingError as exc:
+        # The judge can still rule without neighbours; the conflict stage will not.
+        c.related = None
+        ctx.embedding_error = str(exc)
     tools = verify(c)
     tool_ms = (time.perf_counter() - started) * 1000
     request = JudgeRequest(
         content=c.content, trigger_type=c.trigger_type, source=c.source, layer=c.layer, advertiser=c.advertiser, data=c.data,
         rule_attribution=c.attribution, grounding_hint=tools.get("grounding") or "unknown",
-        related=[{"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]} for r in c.related],
+        related=[{"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]} for r in (c.related or [])],
     )
     try:
         answer = ctx.judge.judge(request=request)
@@ -179,7 +186,12 @@ def stage_layer_policy(ctx: FunnelContext) -> StageOutcome:
 
 def stage_conflict(ctx: FunnelContext) -> StageOutcome:
     started = time.perf_counter()
-    outcome = conflict_stage.conflict(ctx.candidate)
+    try:
+        outcome = conflict_stage.conflict(ctx.candidate)
+    except EmbeddingError as exc:
+        # Without neighbours a duplicate or a contradiction would go unseen: park, never write blind.
+        return StageOutcome("conflict", "PENDING_REVIEW", [f"conflict check unavailable (embedder: {exc}); parked, nothing written"],
+                            latency_ms=(time.perf_counter() - started) * 1000)
     if outcome.decision == "UPDATE":
         ctx.intended = "UPDATE"
     outcome.latency_ms = (time.perf_counter() - started) * 1000

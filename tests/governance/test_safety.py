@@ -8,6 +8,7 @@ from governance.models import MemoryEvent, ReviewItem, Trace
 from governance.services import event_ingest, event_trigger
 from memories.exceptions import DomainError
 from memories.models import Memory
+from tests.fakes.openai_server import error
 
 pytestmark = pytest.mark.django_db
 
@@ -109,3 +110,24 @@ def test_exception_before_the_transaction_leaves_nothing_either():
     with pytest.raises(RuntimeError):
         event_ingest(text="用户纠正：brand_A 出价不要超过1.5元", source="user", advertiser="brand_A", pipeline=pipeline)
     assert not MemoryEvent.objects.exists() and not Trace.objects.exists()
+
+
+@pytest.fixture
+def broken_embedder(fake_openai, settings, monkeypatch):
+    from memories.embeddings import reset_embedder
+
+    fake_openai.default = error(500, "embedder down")
+    settings.MEMORY_EMBEDDING_PROVIDER = "openai"
+    settings.MEMORY_EMBEDDING_BASE_URL = fake_openai.base_url
+    settings.MEMORY_EMBEDDING_DIMENSIONS = 8
+    settings.MEMORY_EMBED_ON_WRITE = False
+    reset_embedder()
+    yield fake_openai
+    reset_embedder()
+
+
+def test_embedder_failure_parks_instead_of_writing_blind(broken_embedder):
+    Memory.objects.create(layer="L2", content="用户纠正：brand_A 医药OTC类目出价不要超过2元", advertiser="brand_A", content_hash="x")
+    d = event_ingest(text="用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A")
+    assert d.action == "PENDING_REVIEW" and any("conflict check unavailable" in r for r in d.reasons)
+    assert Memory.objects.count() == 1
