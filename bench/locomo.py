@@ -36,7 +36,8 @@ class TurnFormat:
     Tuesday!" carries what it answers; `dates` prefixes the session's date."""
 
     context: int = 1
-    dates: bool = True
+    following: int = 0
+    dates: bool = False
 
 
 @dataclass
@@ -114,8 +115,9 @@ def turn_content(turns: list[Turn], index: int, fmt: TurnFormat) -> str:
     if fmt.dates and turn.session_date:
         line = f"({turn.session_date}) {line}"
     before = [t for t in turns[max(0, index - fmt.context) : index] if t.session == turn.session] if fmt.context else []
-    if before:
-        line += "\n[context] " + " | ".join(f"{t.speaker}: {t.text}" for t in before)
+    after = [t for t in turns[index + 1 : index + 1 + fmt.following] if t.session == turn.session]
+    if before or after:
+        line += "\n[context] " + " | ".join(f"{t.speaker}: {t.text}" for t in [*before, *after])
     return line
 
 
@@ -240,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N usable questions")
     parser.add_argument("--context", type=int, default=None, help="earlier turns of the session kept as context in each memory")
-    parser.add_argument("--no-dates", action="store_true", help="leave the session date out of each memory")
+    parser.add_argument("--following", type=int, default=None, help="later turns of the session kept as context in each memory")
+    parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of keyword,vector,hybrid")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -255,8 +258,10 @@ def main(argv: list[str] | None = None) -> int:
     fmt = TurnFormat()
     if args.context is not None:
         fmt = replace(fmt, context=max(0, args.context))
-    if args.no_dates:
-        fmt = replace(fmt, dates=False)
+    if args.following is not None:
+        fmt = replace(fmt, following=max(0, args.following))
+    if args.dates:
+        fmt = replace(fmt, dates=True)
 
     progress = Progress(args.quiet)
     started = time.perf_counter()
