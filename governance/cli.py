@@ -119,7 +119,7 @@ def _review_run(args) -> dict[str, Any]:
     correct = None if args.correct is None else args.correct == "yes"
     reviewer = args.reviewer or _actor()
     if args.action == "approve":
-        decision = review_approve(item=item, reviewer=None, reviewer_name=reviewer, note=args.note, decision_correct=correct)
+        decision = review_approve(item=item, reviewer=None, reviewer_name=reviewer, note=args.note, decision_correct=correct, operator=True)
     else:
         decision = review_reject(item=item, reviewer=None, reviewer_name=reviewer, note=args.note, decision_correct=correct)
     return decision.as_dict()

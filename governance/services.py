@@ -19,6 +19,7 @@ from governance.funnel.commit import DEFAULT_PIPELINE, write_payload
 from governance.funnel.errors import (
     EmptyInput,
     InputTooLarge,
+    L1ApprovalForbidden,
     NoteRequired,
     ReviewNotOpen,
     SelfReviewForbidden,
@@ -322,9 +323,14 @@ def _resolve(item: ReviewItem, *, status: str, reviewer, name: str, note: str, d
 
 
 @transaction.atomic
-def review_approve(*, item: ReviewItem, reviewer, reviewer_name: str, note: str = "", decision_correct: bool | None = None) -> Decision:
+def review_approve(
+    *, item: ReviewItem, reviewer, reviewer_name: str, note: str = "", decision_correct: bool | None = None, operator: bool = False
+) -> Decision:
     """Approve: a parked candidate is written through the funnel's own write path, and
-    the event's trace gains a row naming the reviewer. A sampled audit is confirmed."""
+    the event's trace gains a row naming the reviewer. A sampled audit is confirmed.
+
+    An L1 candidate needs an operator: a user with memories.edit_l1_memory, or
+    `operator=True` from the server's own CLI (shell access is operator access)."""
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     candidate = (item.payload or {}).get("candidate")
@@ -338,6 +344,8 @@ def review_approve(*, item: ReviewItem, reviewer, reviewer_name: str, note: str 
     elif candidate:
         if not candidate.get("layer"):
             raise InvalidInput(f"review item {item.pk} has no layer to write to; reject it or re-send with a layer")
+        if candidate["layer"] == "L1" and not (operator or (reviewer is not None and reviewer.has_perm("memories.edit_l1_memory"))):
+            raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may approve it")
         supersedes = None
         if candidate.get("supersedes"):
             supersedes = Memory.objects.filter(pk=candidate["supersedes"], status=Status.ACTIVE).first()

@@ -35,3 +35,10 @@ class ReviewNotOpen(DomainError):
 
 class SelfReviewForbidden(DomainError):
     """Four eyes: whoever proposed an item may not decide it."""
+
+
+class L1ApprovalForbidden(DomainError):
+    """Writing a core rule is an operator's call: approving an L1 candidate needs the
+    memories.edit_l1_memory permission, so neither a reviewer nor an API token can."""
+
+    http_status = 403

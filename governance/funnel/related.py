@@ -34,6 +34,9 @@ def _scope_qs(c: Candidate):
 
 
 MIN_OVERLAP = 0.5
+# A near-duplicate must also share most of its words: with the bundled embedder two
+# different strategies for the same advertiser reach cosine 0.96-0.97.
+DUPLICATE_OVERLAP = 0.6
 _DIGITS = re.compile(r"[0-9.%％]+")
 
 
@@ -65,7 +68,7 @@ def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> st
     polarity_differs = (s.negation_count(new_text) > 0) != (s.negation_count(old_text) > 0)
     if cosine >= related_cosine() and overlap >= MIN_OVERLAP and (numbers_differ or polarity_differs):
         return "contradiction"
-    if cosine >= duplicate_cosine():
+    if cosine >= duplicate_cosine() and overlap >= DUPLICATE_OVERLAP:
         return "duplicate"
     if cosine >= related_cosine():
         return "related"

@@ -6,14 +6,26 @@ from governance.services import event_trigger
 WRITTEN = "brand_A 美妆大促期间出价上调15%，ROI 从1.8升到2.3"
 CONTRADICTION = "brand_A 美妆大促期间出价上调15%，ROI 从1.8降到1.5"
 PARKED_L1 = "医药OTC 广告素材禁止出现“最佳”“第一”等极限词"
+# A second strategy and its newer, contradicting result: the one a reviewer approves.
+WRITTEN_B = "brand_A 口红新品首发期出价下调10%，ROI 从2.0升到2.6"
+UPDATE_B = "brand_A 口红新品首发期出价下调10%，ROI 从2.0降到1.7"
 
 
-def _feedback(summary: str, roi_after: float):
+def _feedback(summary: str, roi_after: float, *, action: str = "大促期间出价上调15%", conditions: str = "美妆大促、预算充足", roi_before: float = 1.8):
     return event_trigger(
         event_type="user_feedback", advertiser="brand_A", source="user", layer="L2", business_line="美妆", summary=summary,
         actor="token:ops-agent",
-        data={"attitude": "确认有效", "correct_action": "大促期间出价上调15%", "conditions": "美妆大促、预算充足", "roi_before": 1.8, "roi_after": roi_after},
+        data={"attitude": "确认有效", "correct_action": action, "conditions": conditions, "roi_before": roi_before, "roi_after": roi_after},
     )
+
+
+def seed_second_conflict():
+    kwargs = {"action": "口红新品首发期出价下调10%", "conditions": "口红新品首发、冷启动期", "roi_before": 2.0}
+    written = _feedback(WRITTEN_B, 2.6, **kwargs)
+    conflict = _feedback(UPDATE_B, 1.7, **kwargs)
+    assert written.action == "WRITE", written.reasons
+    assert conflict.action == "PENDING_REVIEW", conflict.reasons
+    return written, conflict
 
 
 def seed_queue():

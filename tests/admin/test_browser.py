@@ -14,7 +14,7 @@ from django.conf import settings
 
 from governance.models import ReviewItem
 
-from .seed import CONTRADICTION, PARKED_L1, WRITTEN, seed_queue
+from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
@@ -36,9 +36,14 @@ def morning(transactional_db, django_user_model):
     # Background knowledge, so the dashboard and the similarity panel have something to show.
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-browser", embed=True)
     written, conflict, parked = seed_queue()
+    _, update_b = seed_second_conflict()
     user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
     user.groups.add(Group.objects.get(name="reviewer"))
-    return {"conflict": ReviewItem.objects.get(pk=conflict.review_item_id), "parked": ReviewItem.objects.get(pk=parked.review_item_id)}
+    return {
+        "conflict": ReviewItem.objects.get(pk=conflict.review_item_id),
+        "parked": ReviewItem.objects.get(pk=parked.review_item_id),
+        "update": ReviewItem.objects.get(pk=update_b.review_item_id),
+    }
 
 
 @pytest.fixture
@@ -80,7 +85,7 @@ def _memory_search_cli(query: str) -> list[dict]:
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_a_reviewers_morning(page, live_server, morning):
     base = live_server.url
-    conflict, parked = morning["conflict"], morning["parked"]
+    conflict, parked, update = morning["conflict"], morning["parked"], morning["update"]
 
     # 1. log in as a reviewer; the dashboard is the admin home, in Chinese, with the offline banner
     page.goto(f"{base}/admin/login/?next=/admin/")
@@ -100,16 +105,27 @@ def test_a_reviewers_morning(page, live_server, morning):
     first_rows = page.locator("#result_list tbody tr").all_inner_texts()
     assert any(PARKED_L1[:12] in row for row in first_rows) and any(CONTRADICTION[:12] in row for row in first_rows)
 
-    # 3. the relayed compliance rule: read it, approve it with a note
+    # 3. the relayed compliance rule: a reviewer may read it but not approve it (operators write L1)
     page.click(f"#result_list a[href*='/governance/reviewitem/{parked.pk}/change/']")
     page.wait_for_selector("#review-detail")
     assert PARKED_L1 in page.inner_text("#review-candidate")
-    page.fill("#id_note", "已与合规部核对，规则生效")
+    page.fill("#id_note", "看起来没问题")
+    page.click("#approve-button")
+    page.wait_for_selector(".messagelist .error")
+    assert "only an operator" in page.inner_text(".messagelist") or "运营" in page.inner_text(".messagelist")
+    parked.refresh_from_db()
+    assert parked.status == "open"
+
+    # ... the newer lipstick result, parked against the older one: approve it with a note
+    page.goto(f"{base}/admin/governance/reviewitem/{update.pk}/change/")
+    page.wait_for_selector("#review-detail")
+    assert UPDATE_B in page.inner_text("#review-candidate")
+    page.fill("#id_note", "新品数据已复核，以最新结果为准")
     page.select_option("#id_decision_correct", "yes")
     page.click("#approve-button")
     page.wait_for_selector(".messagelist .success")
-    parked.refresh_from_db()
-    assert (parked.status, parked.reviewer_name, parked.note) == ("approved", "reviewer_li", "已与合规部核对，规则生效")
+    update.refresh_from_db()
+    assert (update.status, update.reviewer_name, update.note) == ("approved", "reviewer_li", "新品数据已复核，以最新结果为准")
 
     # 4. the contradiction: the detail shows it beside the memory it contradicts, diff marked
     page.goto(f"{base}/admin/governance/reviewitem/{conflict.pk}/change/")
@@ -133,33 +149,32 @@ def test_a_reviewers_morning(page, live_server, morning):
     conflict.refresh_from_db()
     assert (conflict.status, conflict.reviewer_name) == ("rejected", "reviewer_li")
 
-    # 6. the approved rule is in the memory list ...
-    page.goto(f"{base}/admin/memories/memory/?q=极限词")
+    # 6. the approved result is in the memory list, as version 2 of its chain ...
+    page.goto(f"{base}/admin/memories/memory/?q=口红新品")
     page.wait_for_selector("#result_list")
     rows = page.locator("#result_list tbody tr").all_inner_texts()
-    assert any("极限词" in row and "L1" in row for row in rows), rows
+    assert any("降到1.7" in row and "L2" in row for row in rows), rows
 
     # its page links back to the event, whose timeline ends with the reviewer's decision
-    page.click("#result_list tbody tr:has-text('极限词') a[href*='/memories/memory/']")
+    page.click("#result_list tbody tr:has-text('降到1.7') a[href*='/memories/memory/']")
     page.wait_for_selector(".lingix-source-event")
-    assert "v1" in page.inner_text(".lingix-versions")
-    assert page.locator("textarea[name=content]").count() == 0  # a reviewer reads L1, never edits it
+    assert "v2" in page.inner_text(".lingix-versions")
     page.screenshot(path=str(ARTIFACTS / "admin-memory-detail.png"), full_page=True)
-    page.click(f".lingix-source-event a[href*='/governance/memoryevent/{parked.event_id}/change/']")
+    page.click(f".lingix-source-event a[href*='/governance/memoryevent/{update.event_id}/change/']")
     page.wait_for_selector("#stage-timeline")
     timeline = page.inner_text("#stage-timeline")
-    assert "layer_policy → PENDING_REVIEW" in timeline and "review → WRITE" in timeline and "reviewer_li" in timeline
+    assert "→ PENDING_REVIEW" in timeline and "review → UPDATE" in timeline and "reviewer_li" in timeline
     page.screenshot(path=str(ARTIFACTS / "admin-event-timeline.png"), full_page=True)
 
     # ... and `memory search` finds it in the same database
-    results = _memory_search_cli("医药OTC 素材 极限词")
-    assert results and results[0]["content"] == PARKED_L1 and results[0]["layer"] == "L1"
+    results = _memory_search_cli("brand_A 口红新品首发期出价")
+    assert results and UPDATE_B in [r["content"] for r in results[:3]]
 
-    # 7. the dashboard moved: one more active L1 rule, two fewer open items, two reviewed today
+    # 7. the dashboard moved: the same active count (v2 replaced v1), L1 untouched, two fewer open items
     page.goto(f"{base}/admin/")
     page.wait_for_selector("#lingix-dashboard")
-    assert _kpi(page, "active") == active_before + 1
-    assert _kpi(page, "L1") == l1_before + 1
+    assert _kpi(page, "active") == active_before
+    assert _kpi(page, "L1") == l1_before
     assert _kpi(page, "open-reviews") == open_before - 2
     assert _kpi(page, "decided-today") == 2
     guard = page.inner_text("#guard-metrics")

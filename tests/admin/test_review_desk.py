@@ -9,7 +9,7 @@ from governance.models import AuditLog, MemoryEvent, ReviewItem, Trace
 from governance.services import event_trigger, review_item_create
 from memories.models import Memory
 
-from .seed import CONTRADICTION, PARKED_L1, WRITTEN, seed_queue
+from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict
 
 
 @pytest.fixture
@@ -65,21 +65,38 @@ def test_detail_shows_candidate_beside_the_conflicting_memory_with_a_diff(review
     assert reverse("admin:governance_memoryevent_change", args=[item.event_id]) in page
 
 
-def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(reviewer_client, reviewer, queue):
-    item = queue["parked"]
+def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(reviewer_client, reviewer, queue, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        written_b, parked_b = seed_second_conflict()
+    item = ReviewItem.objects.get(pk=parked_b.review_item_id)
     response = _decide(reviewer_client, item, decision="approve", note="核对过投放数据，确认有效", decision_correct="no")
     assert any("Approved review item" in m for m in _messages(response))
     item.refresh_from_db()
     assert (item.status, item.reviewer_id, item.reviewer_name, item.note, item.decision_correct) == (
         "approved", reviewer.pk, "reviewer_li", "核对过投放数据，确认有效", False)
     memory = Memory.objects.get(events=item.event)
-    assert (memory.status, memory.layer, memory.content) == ("active", "L1", PARKED_L1)
+    # The newer result replaces the old one as version 2 of the same chain.
+    assert (memory.status, memory.layer, memory.content, memory.version) == ("active", "L2", UPDATE_B, 2)
+    assert Memory.objects.get(pk=written_b.memory_id).status == "superseded"
     review_trace = Trace.objects.get(event=item.event, stage="review")
     assert "reviewer_li" in " ".join(review_trace.reasons)
     assert AuditLog.objects.filter(event_type="review.approved", actor="reviewer_li", target_id=str(item.pk)).exists()
     # a decided item shows its outcome instead of the buttons
     page = reviewer_client.get(reverse("admin:governance_reviewitem_change", args=[item.pk])).content.decode()
     assert 'id="review-outcome"' in page and 'id="approve-button"' not in page
+
+
+def test_only_an_operator_approves_an_l1_rule(reviewer_client, operator_client, queue):
+    item = queue["parked"]
+    refused = _decide(reviewer_client, item, decision="approve", note="看起来没问题")
+    assert any("only an operator may approve it" in m for m in _messages(refused))
+    item.refresh_from_db()
+    assert item.status == "open" and not Memory.objects.filter(content=PARKED_L1).exists()
+
+    _decide(operator_client, item, decision="approve", note="已与合规部核对，规则生效")
+    item.refresh_from_db()
+    assert (item.status, item.reviewer_name) == ("approved", "operator_zhao")
+    assert Memory.objects.get(content=PARKED_L1).layer == "L1"
 
 
 def test_reject_needs_a_note(reviewer_client, queue):
@@ -119,7 +136,7 @@ def test_nobody_approves_their_own_proposal(reviewer_client, reviewer, second_re
     assert (own.status, own.reviewer_name) == ("approved", "reviewer_wang")
 
 
-def test_bulk_reject_requires_a_note_and_bulk_approve_works(reviewer_client, queue):
+def test_bulk_reject_requires_a_note_and_bulk_approve_works(reviewer_client, operator_client, queue):
     url = reverse("admin:governance_reviewitem_changelist")
     both = [queue["conflict"].pk, queue["parked"].pk]
     confirm = reviewer_client.post(url, {"action": "reject_selected", "_selected_action": both})
@@ -130,7 +147,10 @@ def test_bulk_reject_requires_a_note_and_bulk_approve_works(reviewer_client, que
     assert set(ReviewItem.objects.filter(pk__in=both).values_list("status", flat=True)) == {"open"}
 
     reviewer_client.post(url, {"action": "reject_selected", "_selected_action": [queue["conflict"].pk], "apply": "1", "note": "批量驳回：数据口径不一致"})
+    # Bulk approval of the L1 rule is skipped for a reviewer and goes through for an operator.
     reviewer_client.post(url, {"action": "approve_selected", "_selected_action": [queue["parked"].pk], "apply": "1", "note": ""})
+    assert ReviewItem.objects.get(pk=queue["parked"].pk).status == "open"
+    operator_client.post(url, {"action": "approve_selected", "_selected_action": [queue["parked"].pk], "apply": "1", "note": ""})
     assert dict(ReviewItem.objects.filter(pk__in=both).values_list("pk", "status")) == {
         queue["conflict"].pk: "rejected", queue["parked"].pk: "approved"}
 
@@ -146,7 +166,7 @@ def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
     assert "offline" in page and " ms" in page
 
 
-def test_dashboard_counts_follow_the_queue(reviewer_client, queue):
+def test_dashboard_counts_follow_the_queue(reviewer_client, operator_client, queue):
     def kpi(page, name):
         return int(re.search(rf'id="kpi-{name}"><b>(\d+)</b>', page).group(1))
 
@@ -155,7 +175,7 @@ def test_dashboard_counts_follow_the_queue(reviewer_client, queue):
     assert before.count("<svg") >= 4 and 'id="guard-metrics"' in before and 'id="guardrail-metrics"' in before
     open_before, active_before = kpi(before, "open-reviews"), kpi(before, "active")
 
-    _decide(reviewer_client, queue["parked"], decision="approve", note="确认")
+    _decide(operator_client, queue["parked"], decision="approve", note="确认")
     after = reviewer_client.get(reverse("admin:index")).content.decode()
     assert kpi(after, "open-reviews") == open_before - 1
     assert kpi(after, "active") == active_before + 1

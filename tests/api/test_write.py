@@ -87,9 +87,12 @@ def test_review_flow(make_token, api_client, brand_a, operator):
     reviewer = api_client(raw_reviewer)
     no_note = reviewer.post(f"/review/{item_id}/reject", {})
     assert no_note.status_code == 422 and "note" in no_note.json()["detail"]
-    approved = reviewer.post(f"/review/{item_id}/approve", {"note": "符合平台规定", "decision_correct": True})
-    assert approved.status_code == 200, approved.json()
-    assert approved.json()["action"] == "WRITE" and approved.json()["memory_id"]
+    # The parked item is an L1 core rule: only an operator in the admin (or the server CLI) may approve it.
+    refused = reviewer.post(f"/review/{item_id}/approve", {"note": "符合平台规定", "decision_correct": True})
+    assert refused.status_code == 403 and "operator" in refused.json()["detail"]
+    rejected = reviewer.post(f"/review/{item_id}/reject", {"note": "不是平台规定，是用户转述", "decision_correct": True})
+    assert rejected.status_code == 200, rejected.json()
+    assert rejected.json()["action"] == "REJECT" and rejected.json()["memory_id"] is None
     assert ReviewItem.objects.get(pk=item_id).reviewer_name == "token:reviewer-a"
     twice = reviewer.post(f"/review/{item_id}/approve")
     assert twice.status_code == 409 and "already" in twice.json()["detail"]

@@ -24,7 +24,17 @@ def parked(ingest):
 
 
 def test_approve_writes_through_the_same_path_with_a_trace(parked, django_capture_on_commit_callbacks):
+    from django.contrib.auth.models import Group
+
     reviewer = get_user_model().objects.create_user("lina", password="x" * 12)
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    # A core rule is an operator's call: a reviewer (or an API token) cannot approve it.
+    with pytest.raises(DomainError, match="only an operator"):
+        review_approve(item=parked, reviewer=reviewer, reviewer_name="lina", note="合规部确认")
+    with pytest.raises(DomainError, match="only an operator"):
+        review_approve(item=parked, reviewer=None, reviewer_name="token:agent-a", note="合规部确认")
+    reviewer.groups.add(Group.objects.get(name="operator"))
+    reviewer = get_user_model().objects.get(pk=reviewer.pk)  # a fresh permission cache
     with django_capture_on_commit_callbacks(execute=True):
         d = review_approve(item=parked, reviewer=reviewer, reviewer_name="lina", note="合规部确认")
     assert d.action == "WRITE" and d.layer == "L1"
