@@ -34,7 +34,13 @@ def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50)
 
 
 def vector_candidates(
-    query_vector: np.ndarray, search_filter: SearchFilter, limit: int, *, model_name: str, exact: bool = False
+    query_vector: np.ndarray,
+    search_filter: SearchFilter,
+    limit: int,
+    *,
+    model_name: str,
+    exact: bool = False,
+    ef_search: int | None = None,
 ) -> list[tuple[int, float]]:
     """Nearest memories by cosine. 384-d vectors use the HNSW index (with pgvector's
     iterative scan, so a selective filter still fills `limit`); `exact=True` or any other
@@ -55,7 +61,8 @@ def vector_candidates(
     dimension_params = [] if dimension == HNSW_DIMENSION else [dimension]
     with connection.cursor() as cursor:
         cursor.execute("SET hnsw.iterative_scan = relaxed_order")
-        cursor.execute(f"SET hnsw.ef_search = {max(40, min(1000, limit * 2))}")
+        ef = int(ef_search) if ef_search else max(100, limit * 4)
+        cursor.execute(f"SET hnsw.ef_search = {max(10, min(1000, ef))}")
         cursor.execute(sql, [literal, *dimension_params, model_name, *params, literal, limit])
         rows = cursor.fetchall()
     results = [(int(row[0]), float(row[1])) for row in rows]
