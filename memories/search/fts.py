@@ -85,10 +85,11 @@ def _expression(tokens: list[str]) -> str:
 
 
 def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, budget: int = SCORED_ROWS_BUDGET
+    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None
 ) -> list[tuple[int, float]]:
     """(memory id, positive bm25 score), best first. Never raises on user input: the match
     expression is built from quoted tokens only and bound as a parameter."""
+    budget = SCORED_ROWS_BUDGET if budget is None else budget
     tokens = query_tokens(query)
     if not tokens:
         return []
