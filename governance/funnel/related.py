@@ -16,7 +16,7 @@ from memories.embeddings import get_embedder
 from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.filters import SearchFilter
-from memories.search.vectors import vector_index
+from memories.search.backends import get_search_backend
 from memories.services import embedding_text, stale_embedding_q
 
 STALE_LIMIT = 200
@@ -103,7 +103,7 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     """[{memory, cosine, relation}] best first; cached on the candidate. The conflict
     stage refreshes it inside the write transaction, where the answer is final.
 
-    Neighbours come from the process-wide vector index (the same one search uses), plus
+    Neighbours come from the search backend's vector candidates (the same ones search uses), plus
     any in-scope rows that have no current vector yet and any exact-text match."""
     if c.related is not None and not refresh:
         return c.related
@@ -118,7 +118,7 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     if c.probe is None:
         c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
     search_filter = SearchFilter(advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now())
-    hits = [memory_id for memory_id, _ in vector_index.search(c.probe, search_filter, KEEP * 2)]
+    hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
     # Re-read the rows: the index may lag a change made in this very transaction.
     rows = list(scope.filter(pk__in=ids).only(*_FIELDS))
