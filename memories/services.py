@@ -137,8 +137,6 @@ def embed_memories(memory_ids: Iterable[int]) -> int:
 
 
 def _store_vectors(memories: list[Memory], vectors: np.ndarray, model_name: str) -> None:
-    from django.db import connection
-
     with transaction.atomic():
         for memory, vector in zip(memories, vectors):
             Memory.objects.filter(pk=memory.pk).update(
@@ -146,11 +144,6 @@ def _store_vectors(memories: list[Memory], vectors: np.ndarray, model_name: str)
                 embedding_model=model_name,
                 embedding_dim=int(vector.shape[0]),
             )
-            if connection.vendor == "postgresql":
-                # pgvector's copy of the same vector, for the HNSW index.
-                from memories.search.postgres import store_vector
-
-                store_vector(memory.pk, vector)
 
 
 def stale_embedding_q() -> Q:

@@ -80,8 +80,3 @@ def vectors_for(memory_ids: list[int], *, model_name: str, dimension: int) -> di
             [list(memory_ids), model_name, dimension],
         )
         return {int(mid): np.frombuffer(bytes(blob), dtype=np.float32) for mid, blob in cursor.fetchall()}
-
-
-def store_vector(memory_id: int, vector: np.ndarray) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE memories_memory SET embedding_vec = %s::vector WHERE id = %s", [vector_literal(vector), memory_id])
