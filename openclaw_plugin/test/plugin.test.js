@@ -198,7 +198,7 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     assert.ok(!("status" in status.details));
   });
 
-  test("review: a token lists, an operator token decides", async () => {
+  test("review: a token lists, a reviewing token decides, L1 stays an operator's call", async () => {
     const agent = load();
     const parked = await agent.tools.get("lingix_memory_ingest").execute("t10", { text: "平台规定：医药OTC类目所有广告出价不得超过2元", source: "user" });
     assert.equal(parked.details.action, "PENDING_REVIEW");
@@ -207,8 +207,10 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     assert.ok(listed.details.items.some((it) => it.id === itemId));
     await assert.rejects(agent.tools.get("lingix_memory_review").execute("t12", { action: "approve", item_id: itemId }), /HTTP 403.*--can-review/);
     const ops = load({ apiKey: KEY_OPS, advertiser: undefined });
-    const approved = await ops.tools.get("lingix_memory_review").execute("t13", { action: "approve", item_id: itemId, note: "符合平台规定" });
-    assert.match(text(approved), /^WRITE L1 as memory #\d+/);
+    // The parked item would become an L1 core rule: no API token may approve it.
+    await assert.rejects(ops.tools.get("lingix_memory_review").execute("t13", { action: "approve", item_id: itemId, note: "符合平台规定" }), /HTTP 403.*operator/);
+    const rejected = await ops.tools.get("lingix_memory_review").execute("t13b", { action: "reject", item_id: itemId, note: "用户转述，不是平台规定" });
+    assert.match(text(rejected), /^REJECT/);
     await assert.rejects(ops.tools.get("lingix_memory_review").execute("t14", { action: "reject", item_id: itemId, note: "x" }), /HTTP 409/);
     const reflect = await ops.tools.get("lingix_memory_reflect").execute("t15", {});
     assert.match(text(reflect), /^reflection report #\d+/);
