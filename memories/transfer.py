@@ -210,6 +210,20 @@ def memories_import(
         if fields is not None:
             parsed.append((number, fields))
     ids_in_file = {f["id"] for _, f in parsed if f["id"] is not None}
+    # Within the file: an id or a superseded memory may appear once (one version chain).
+    first_line: dict[tuple[str, int], int] = {}
+    for number, fields in parsed:
+        for key in ("id", "supersedes"):
+            value = fields[key]
+            if value is None:
+                continue
+            if (key, value) in first_line:
+                what = "id" if key == "id" else "a replacement for memory"
+                errors.append(f"line {number}: {what} {value} already appears on line {first_line[(key, value)]}")
+            else:
+                first_line[(key, value)] = number
+        if fields["id"] is not None and fields["id"] == fields["supersedes"]:
+            errors.append(f"line {number}: a memory cannot supersede itself")
     existing = set(Memory.objects.filter(pk__in=ids_in_file).values_list("pk", "content_hash"))
     existing_ids = {pk for pk, _ in existing}
     for number, fields in parsed:
