@@ -68,3 +68,12 @@ def percentile(values: list[float], q: float) -> float:
     import numpy as np
 
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -20,7 +20,6 @@ import multiprocessing
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,16 +30,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, emit, percentile
+from bench._common import REPO, emit, free_port, percentile
 
 SHARED_KEYS = [f"shared-turn-{i}" for i in range(10)]
 PRODUCTS = ["感冒药", "维生素", "口红", "粉底液", "蓝牙耳机", "笔记本电脑", "面膜", "止咳糖浆"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _sha(text: str) -> str:
@@ -148,7 +141,7 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
     subprocess.run([*manage, "memory", "seed-demo"], env=env, check=True, capture_output=True, cwd=REPO)
     created = subprocess.run([*manage, "memory", "token", "create", "--name", "bench", "--all", "--json"], env=env, check=True, capture_output=True, cwd=REPO, text=True)
     token = json.loads(created.stdout)["token"]
-    port = _free_port()
+    port = free_port()
     log = open(workdir / "gunicorn.log", "w")
     server = subprocess.Popen(
         [str(Path(python).with_name("gunicorn")), "lingix_site.wsgi", "-w", str(workers), "--threads", "4", "-b", f"127.0.0.1:{port}", "--timeout", "120"],

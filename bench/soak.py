@@ -25,7 +25,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,6 +39,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bench._common import free_port
+
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("expire", "promote", "evict", "backfill", "reflect", "snapshot")
 LOCKED = "database is locked"
@@ -53,12 +54,6 @@ def _log(message: str, quiet: bool) -> None:
     if not quiet:
         sys.stderr.write(f"[soak {time.monotonic() - _T0:6.1f}s] {message}\n")
         sys.stderr.flush()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _sha(text: str) -> str:
@@ -335,7 +330,7 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         from memories.models import Memory, SearchState
 
 
-        port = _free_port()
+        port = free_port()
         base = f"http://127.0.0.1:{port}"
         web_log = open(workdir / "web.log", "w")
         q_log = open(workdir / "qcluster.log", "w")

@@ -18,13 +18,9 @@ from django.utils.dateparse import parse_datetime
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.hashing import content_hash
 from memories.models import Memory
-from memories.presenters import _iso
+from memories.presenters import _iso, memory_dict
 
 MAX_CONTENT_CHARS = 20_000
-_EXPORT_EXTRA = (
-    "id", "version", "supersedes", "status", "source_attribution", "grounding", "confidence", "tier",
-    "valid_from", "valid_to", "observed_at", "access_count", "last_accessed_at", "reinforcement_count", "derived_from",
-)
 
 
 class ImportFailed(Exception):
@@ -45,25 +41,10 @@ class ImportReport:
 
 
 def export_line(memory: Memory) -> dict[str, Any]:
+    """memory_dict plus what a lossless round trip needs."""
     return {
-        "id": memory.pk,
-        "layer": memory.layer,
-        "content": memory.content,
-        "advertiser": memory.advertiser,
-        "business_line": memory.business_line,
-        "category": memory.category,
-        "source": memory.source,
-        "importance": memory.importance,
-        "created_at": _iso(memory.created_at),
-        "expires_at": _iso(memory.expires_at),
-        "data": memory.data,
-        "version": memory.version,
+        **memory_dict(memory),
         "supersedes": memory.supersedes_id,
-        "status": memory.status,
-        "source_attribution": memory.source_attribution,
-        "grounding": memory.grounding,
-        "confidence": memory.confidence,
-        "tier": memory.tier,
         "valid_from": _iso(memory.valid_from),
         "valid_to": _iso(memory.valid_to),
         "observed_at": _iso(memory.observed_at),
