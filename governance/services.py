@@ -34,7 +34,7 @@ from governance.providers.config import get_judge, get_provider, max_text_chars
 from memories.constants import LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
-from memories.services import memory_set_status
+from memories.services import memory_set_status, memory_write_lock
 
 __all__ = [
     "Decision", "event_ingest", "event_trigger", "event_submit", "review_approve", "review_reject", "review_item_create",
@@ -182,6 +182,7 @@ def event_submit(
     p.run_stages(ctx, outside)
 
     with transaction.atomic():
+        memory_write_lock()
         if idempotency_key:
             try:
                 with transaction.atomic():
@@ -331,6 +332,7 @@ def review_approve(
 
     An L1 candidate needs an operator: a user with memories.edit_l1_memory, or
     `operator=True` from the server's own CLI (shell access is operator access)."""
+    memory_write_lock()
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     candidate = (item.payload or {}).get("candidate")

@@ -8,3 +8,9 @@ class InvalidInput(DomainError):
 
 class NotFound(DomainError):
     pass
+
+
+class StaleMemory(DomainError):
+    """The memory changed (superseded, archived, expired) between deciding and writing."""
+
+    http_status = 409

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import EmbeddingError, get_embedder
+from memories.exceptions import StaleMemory
 from memories.hashing import content_hash
 from memories.models import Memory
 
@@ -73,12 +74,28 @@ def memory_create(
     return memory
 
 
+# Any constant works; it only has to be the same in every process.
+_WRITE_LOCK_KEY = 0x4C474D58  # "LGMX"
+
+
+def memory_write_lock() -> None:
+    """Serialise governed writes for the rest of the current transaction, so a decision
+    taken inside it (e.g. "this contradicts #12, supersede it") is still true when it is
+    written. SQLite's IMMEDIATE transactions already hold the one write lock; PostgreSQL
+    takes a transaction-scoped advisory lock."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_WRITE_LOCK_KEY])
+
+
 @transaction.atomic
 def memory_supersede(*, old: Memory, content: str, embed: bool = True, **fields: Any) -> Memory:
     """Close `old` and create version n+1 that points back to it (a governed UPDATE)."""
     old = Memory.objects.select_for_update().get(pk=old.pk)
     if old.status != Status.ACTIVE:
-        raise ValueError(f"memory {old.pk} is {old.status}, only an active memory can be superseded")
+        raise StaleMemory(f"memory {old.pk} is {old.status} now; only an active memory can be superseded")
     now = timezone.now()
     inherited = {
         "layer": old.layer,
