@@ -23,8 +23,9 @@ from django.utils.translation import gettext, gettext_lazy as _, ngettext
 
 from governance.constants import ReviewStatus
 from governance.models import AuditLog, LayerPolicy, MemoryEvent, MetricSnapshot, ReflectionReport, ReviewItem, Trace
+from governance.selectors import review_writes_l1
 from memories.admin import AdvertiserFilter
-from memories.constants import Layer
+from memories.constants import L1_PERMISSION, Layer
 from memories.exceptions import DomainError
 
 
@@ -291,6 +292,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 similar=review_similar_memories(item, candidate),
                 decision_form=DecisionForm(initial={"decision": "approve"}),
                 can_decide=item.status == ReviewStatus.OPEN and self.has_change_permission(request, item),
+                # The service refuses it anyway; hiding the button spares a reviewer the round trip.
+                can_approve=not review_writes_l1(item) or request.user.has_perm(L1_PERMISSION),
                 proposed_by_self=_proposed_by_self(item, request.user),
                 show_save=False,
                 show_save_and_continue=False,

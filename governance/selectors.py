@@ -5,7 +5,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from governance.constants import ReviewStatus
+from governance.constants import ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReviewItem
 from memories.exceptions import InvalidInput, NotFound
 
@@ -48,6 +48,13 @@ def event_get(*, event_id: int) -> MemoryEvent:
     if event is None:
         raise NotFound(f"event {event_id} not found")
     return event
+
+
+def review_writes_l1(item: ReviewItem) -> bool:
+    """Whether approving the item would write an L1 core rule, which only an operator may."""
+    if item.kind == ReviewKind.SAMPLED_AUDIT:
+        return False
+    return ((item.payload or {}).get("candidate") or {}).get("layer") == "L1"
 
 
 def review_item_dict(item: ReviewItem) -> dict[str, Any]:

@@ -30,8 +30,9 @@ from governance.funnel.errors import (
 from governance.funnel.secrets import redact_data, redact_text
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
+from governance.selectors import review_writes_l1
 from governance.providers.config import get_judge, get_provider, max_text_chars
-from memories.constants import LAYER_CODES, Source, Status
+from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.services import memory_set_status, memory_write_lock
@@ -346,7 +347,7 @@ def review_approve(
     elif candidate:
         if not candidate.get("layer"):
             raise InvalidInput(f"review item {item.pk} has no layer to write to; reject it or re-send with a layer")
-        if candidate["layer"] == "L1" and not (operator or (reviewer is not None and reviewer.has_perm("memories.edit_l1_memory"))):
+        if review_writes_l1(item) and not (operator or (reviewer is not None and reviewer.has_perm(L1_PERMISSION))):
             raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may approve it")
         supersedes = None
         if candidate.get("supersedes"):

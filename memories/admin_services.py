@@ -10,12 +10,10 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from memories.constants import Attribution, Layer, Source, Status
+from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.services import embed_memories, memory_set_status, memory_supersede
-
-L1_PERMISSION = "memories.edit_l1_memory"
 
 # What a person may change by hand. Layer, scope and status have their own governed paths
 # (the funnel, promotion, archive/restore), so they are never free-form admin fields.

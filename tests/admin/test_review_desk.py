@@ -88,6 +88,13 @@ def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(
 
 def test_only_an_operator_approves_an_l1_rule(reviewer_client, operator_client, queue):
     item = queue["parked"]
+    detail = reverse("admin:governance_reviewitem_change", args=[item.pk])
+    reviewer_page = reviewer_client.get(detail).content.decode()
+    assert 'id="operator-only"' in reviewer_page and 'id="approve-button"' not in reviewer_page
+    assert 'id="reject-button"' in reviewer_page
+    operator_page = operator_client.get(detail).content.decode()
+    assert 'id="approve-button"' in operator_page and 'id="operator-only"' not in operator_page
+    # The button is only a courtesy: a forged POST is refused by the service all the same.
     refused = _decide(reviewer_client, item, decision="approve", note="看起来没问题")
     assert any("only an operator may approve it" in m for m in _messages(refused))
     item.refresh_from_db()
