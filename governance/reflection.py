@@ -254,14 +254,15 @@ def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: 
     from governance.services import review_item_create
 
     recent = Q(status=ReviewStatus.OPEN) | Q(decided_at__gt=now - timedelta(days=window_days))
-    open_keys = {
-        (item.payload or {}).get("key")
-        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload")
+    # Ordered by id so the newest item wins: the report then links what a reviewer sees now.
+    known_items = {
+        (item.payload or {}).get("key"): item.pk
+        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload").order_by("id")
     }
     created = []
     for kind, finding in kind_findings:
-        if finding["key"] in open_keys:
-            finding["review_item_id"] = None
+        if finding["key"] in known_items:
+            finding["review_item_id"] = known_items[finding["key"]]
             continue
         memory_id = finding.get("memory_id")
         memory = Memory.objects.filter(pk=memory_id).first() if memory_id else None
@@ -278,7 +279,7 @@ def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: 
             proposed_by=ACTOR,
         )
         finding["review_item_id"] = item.pk
-        open_keys.add(finding["key"])
+        known_items[finding["key"]] = item.pk
         created.append(item.pk)
     return created
 
