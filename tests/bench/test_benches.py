@@ -99,3 +99,12 @@ def test_tokenizer_bench_compares_bigrams_and_jieba(tmp_path):
     assert {"bigram", "jieba"} <= set(doc["variants"])
     for metrics in doc["variants"].values():
         assert 0.0 <= metrics["recall@5"] <= 1.0 and 0.0 <= metrics["mrr@10"] <= 1.0
+
+
+def test_backup_bench_restores_the_exact_store(tmp_path):
+    doc = _run("bench.backup", "--json", "--quiet", "--size", "300", tmp_path=tmp_path)
+    assert doc["backend"] == "sqlite" and doc["memories"] == 300
+    # The drift after the backup really changed the store, and the restore undid all of it.
+    assert doc["imported_after_backup"] == 1000 and doc["archived_after_backup"] == 50
+    assert doc["restore_exact"] is True and doc["same_search_results"] is True
+    assert doc["fingerprint_before"] == doc["fingerprint_after_restore"]

@@ -1,0 +1,150 @@
+"""Backup and restore at size: time `memory backup` and `memory restore` on a store of
+synthetic memories, and prove the restore is exact.
+
+The store is fingerprinted (every memory's id, status, version, content hash and vector
+bytes), backed up, then changed (new memories imported, some archived); the restore must
+bring back the fingerprint, the same search results, and none of the later changes.
+
+    python -m bench.backup --json [--size N]
+    python scripts/with_postgres.py -- python -m bench.backup --json     # on PostgreSQL
+
+Without a postgres DATABASE_URL the run uses a throwaway SQLite file."""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench._common import Progress, emit, setup_throwaway_django
+
+PROBE_QUERIES = ("出价", "大促 ROI", "素材疲劳 更换", "weekend bid multiplier", "oCPC 目标CPA")
+
+
+def _setup() -> None:
+    if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        from bench.scale import _setup_django
+
+        _setup_django()
+    else:
+        setup_throwaway_django("backup")
+
+
+def fingerprint() -> dict[str, Any]:
+    """Row count and one digest over everything a restore must bring back exactly."""
+    from memories.models import Memory
+
+    digest = hashlib.sha256()
+    count = 0
+    rows = Memory.objects.order_by("id").values_list("id", "status", "version", "content_hash", "embedding", "updated_at")
+    for pk, status, version, content_hash, embedding, updated_at in rows.iterator(chunk_size=5000):
+        digest.update(f"{pk}|{status}|{version}|{content_hash}|{updated_at.isoformat()}|".encode())
+        digest.update(bytes(embedding or b""))
+        count += 1
+    return {"memories": count, "sha256": digest.hexdigest()}
+
+
+def probe_searches() -> list[list[int]]:
+    from memories.selectors import memory_search
+
+    return [[r.memory.pk for r in memory_search(query=q, top_k=10, record_access=False).results] for q in PROBE_QUERIES]
+
+
+def _drift(texts: list[str], rng: random.Random, progress: Progress) -> dict[str, int]:
+    """What happens after the backup and must be undone by the restore."""
+    from bench.latency import _import
+    from memories.constants import Status
+    from memories.models import Memory
+    from memories.services import memory_set_status
+
+    _import([f"备份之后新增：{t}" for t in texts[:1000]], 1000, rng, progress)
+    archived = 0
+    for memory in Memory.objects.filter(status=Status.ACTIVE).exclude(layer="L1").order_by("id")[:50]:
+        memory_set_status(memory=memory, status=Status.ARCHIVED)
+        archived += 1
+    return {"imported_after_backup": 1000, "archived_after_backup": archived}
+
+
+def run(size: int, progress: Progress) -> dict[str, Any]:
+    from django.db import connection
+
+    from bench.latency import _attach_vectors, _import, synthetic_texts
+    from memories.backup import database_backup, database_restore
+    from memories.embeddings import get_embedder
+
+    rng = random.Random(5)
+    texts = synthetic_texts(size)
+    base = get_embedder().embed_passages(texts[:500])
+    _import(texts, size, rng, progress)
+    _attach_vectors(base, 0.02, size, progress)
+    before = fingerprint()
+    searches_before = probe_searches()
+    progress(f"fingerprinted {before['memories']} memories")
+
+    workdir = Path(tempfile.mkdtemp(prefix="lingix-backup-bench-"))
+    target = workdir / ("lingix.sqlite3" if connection.vendor == "sqlite" else "lingix.dump")
+    t0 = time.perf_counter()
+    backup = database_backup(path=str(target))
+    backup_s = time.perf_counter() - t0
+    progress(f"backup: {backup['bytes'] / 1e6:.1f} MB in {backup_s:.1f}s")
+
+    drift = _drift(texts, rng, progress)
+    changed = fingerprint()
+
+    t0 = time.perf_counter()
+    database_restore(path=str(target), actor="bench.backup")
+    restore_s = time.perf_counter() - t0
+    progress(f"restore in {restore_s:.1f}s")
+    after = fingerprint()
+    searches_after = probe_searches()
+    shutil.rmtree(workdir, ignore_errors=True)
+
+    exact = after == before and changed != before
+    return {
+        "backend": connection.vendor,
+        "memories": before["memories"],
+        "backup_s": round(backup_s, 2),
+        "backup_mb": round(backup["bytes"] / 1e6, 1),
+        "backup_memories_per_s": round(before["memories"] / backup_s, 0),
+        "restore_s": round(restore_s, 2),
+        "restore_memories_per_s": round(before["memories"] / restore_s, 0),
+        **drift,
+        "fingerprint_before": before["sha256"][:16],
+        "fingerprint_after_restore": after["sha256"][:16],
+        "restore_exact": exact,
+        "same_search_results": searches_after == searches_before,
+        "ok": exact and searches_after == searches_before,
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    return (
+        f"{doc['backend']}: {doc['memories']} memories, backup {doc['backup_s']}s ({doc['backup_mb']} MB), "
+        f"restore {doc['restore_s']}s; exact={doc['restore_exact']} same_search={doc['same_search_results']}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.backup", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--size", type=int, default=100_000, help="memories in the store (default 100000)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+    if args.size < 1:
+        sys.stderr.write("bench.backup: error: --size must be positive\n")
+        return 2
+    progress = Progress(args.quiet)
+    _setup()
+    doc = run(args.size, progress)
+    emit(doc, args.json, render)
+    return 0 if doc["ok"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
