@@ -288,6 +288,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
         if item is not None:
             candidate = review_candidate_text(item)
             extra_context.update(
+                # Django would say "Change review item", but the item itself is never edited: it is decided.
+                title=gettext("Decide a review item") if item.status == ReviewStatus.OPEN else gettext("Review item"),
                 candidate=candidate,
                 similar=review_similar_memories(item, candidate),
                 decision_form=DecisionForm(initial={"decision": "approve"}),

@@ -121,7 +121,7 @@ class ReviewItem(models.Model):
         indexes = [models.Index(fields=["status", "kind", "created_at"], name="review_queue_idx")]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.kind} ({self.status})"
+        return f"#{self.pk} {self.get_kind_display()} ({self.get_status_display()})"
 
 
 class LayerPolicy(models.Model):

@@ -1,10 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class MemoriesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "memories"
-    verbose_name = "Memories"
+    verbose_name = _("Memories")
 
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
