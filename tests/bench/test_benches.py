@@ -87,7 +87,7 @@ def test_latency_bench_reports_each_size(tmp_path):
     doc = _run("bench.latency", "--json", "--sizes", "60,150", "--queries", "8", "--base-texts", "12", "--quiet", tmp_path=tmp_path)
     assert [r["n"] for r in doc["results"]] == [60, 150]
     for row in doc["results"]:
-        for key in ("search_p50_ms", "search_p95_ms", "search_p99_ms", "embed_p50_ms", "import_per_s"):
+        for key in ("search_p50_ms", "search_p95_ms", "search_p99_ms", "embed_p50_ms", "import_per_s", "numpy_scan_p95_ms"):
             assert row[key] > 0, key
         assert row["search_p50_ms"] <= row["search_p95_ms"] <= row["search_p99_ms"]
     assert "vectors" in doc["method"]
@@ -106,5 +106,7 @@ def test_backup_bench_restores_the_exact_store(tmp_path):
     assert doc["backend"] == "sqlite" and doc["memories"] == 300
     # The drift after the backup really changed the store, and the restore undid all of it.
     assert doc["imported_after_backup"] == 1000 and doc["archived_after_backup"] == 50
-    assert doc["restore_exact"] is True and doc["same_search_results"] is True
+    assert doc["restore_exact"] is True and doc["keyword_results_identical"] is True
+    # SQLite's vector search is an exact scan, so hybrid results come back identical too.
+    assert doc["hybrid_results_identical"] is True and doc["hybrid_overlap_at_10"] == 1.0
     assert doc["fingerprint_before"] == doc["fingerprint_after_restore"]
