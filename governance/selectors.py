@@ -66,6 +66,7 @@ def review_item_dict(item: ReviewItem) -> dict[str, Any]:
         "layer": item.layer or None,
         "advertiser": item.advertiser,
         "reason": item.reason,
+        "needs_operator": review_writes_l1(item),
         "content": candidate.get("content") or (item.memory.content if item.memory else ""),
         "auto_action": (item.payload or {}).get("auto_action"),
         "event_id": item.event_id,

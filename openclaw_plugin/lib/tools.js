@@ -181,7 +181,13 @@ export function buildTools({ client, config }) {
           const answer = await client.reviewList(params.limit || 20, { signal });
           const items = answer.items || [];
           const text = items.length
-            ? items.map((it) => `#${it.id} ${it.kind} [${it.layer || "-"} · ${it.advertiser || "global"}] ${oneLine(it.content || it.reason, 200)}`).join("\n")
+            ? items
+                .map((it) => {
+                  // Tells the agent not to try an approval the server will refuse.
+                  const operatorOnly = it.needs_operator ? " (L1 rule: only an operator approves)" : "";
+                  return `#${it.id} ${it.kind} [${it.layer || "-"} · ${it.advertiser || "global"}]${operatorOnly} ${oneLine(it.content || it.reason, 200)}`;
+                })
+                .join("\n")
             : "The review queue is empty.";
           return result(text, { count: items.length, items });
         }

@@ -204,7 +204,8 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     assert.equal(parked.details.action, "PENDING_REVIEW");
     const itemId = parked.details.review_item_id;
     const listed = await agent.tools.get("lingix_memory_review").execute("t11", { action: "list" });
-    assert.ok(listed.details.items.some((it) => it.id === itemId));
+    assert.ok(listed.details.items.some((it) => it.id === itemId && it.needs_operator === true));
+    assert.match(text(listed), new RegExp(`#${itemId} .*only an operator approves`));
     await assert.rejects(agent.tools.get("lingix_memory_review").execute("t12", { action: "approve", item_id: itemId }), /HTTP 403.*--can-review/);
     const ops = load({ apiKey: KEY_OPS, advertiser: undefined });
     // The parked item would become an L1 core rule: no API token may approve it.

@@ -80,6 +80,8 @@ def test_review_flow(make_token, api_client, brand_a, operator):
 
     listed = brand_a.get("/review").json()["items"]
     assert item_id in [i["id"] for i in listed]
+    # The queue says up front that this one is an L1 rule an API token cannot approve.
+    assert next(i for i in listed if i["id"] == item_id)["needs_operator"] is True
     # Reading the queue is fine; deciding needs --can-review.
     assert brand_a.post(f"/review/{item_id}/approve").status_code == 403
 
