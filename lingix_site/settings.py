@@ -83,6 +83,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The cache holds the API's per-token rate-limit counts. On PostgreSQL (several web
+# workers, maybe several machines) they live in a table every worker shares, so the limit
+# is one limit; on SQLite (one machine, usually one web process) the process's memory
+# serves and no request has to take the single-writer lock just to count itself.
+RATE_LIMIT_CACHE_TABLE = "lingix_rate_limit_cache"
+if DATABASES["default"]["ENGINE"].startswith("django.db.backends.postgresql"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": RATE_LIMIT_CACHE_TABLE}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

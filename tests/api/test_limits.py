@@ -111,3 +111,21 @@ def test_openapi_and_docs_are_served_without_a_cdn(client):
     assert "cdn." not in docs and "//unpkg" not in docs
     assert "/static/ninja/swagger-ui-bundle.js" in docs
     assert client.get("/static/ninja/swagger-ui-bundle.js").status_code == 200
+
+
+def test_on_postgresql_the_rate_limit_is_shared_by_every_worker(demo_memories, make_token, api_client, settings):
+    """Several gunicorn workers share one limit: the counts live in a database table any
+    process reads, not in one process's memory."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite deployments count in process memory (one machine, one web process)")
+    settings.MEMORY_API_RATE = "2/min"
+    token, raw = make_token("shared", ["brand_A"])
+    client = api_client(raw)
+    assert [client.get("/status").status_code for _ in range(2)] == [200, 200]
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT cache_key FROM {settings.RATE_LIMIT_CACHE_TABLE}")
+        keys = [row[0] for row in cursor.fetchall()]
+    assert any(key.endswith(f"throttle_lingix-token_{token.pk}") for key in keys), keys
+    assert client.get("/status").status_code == 429
