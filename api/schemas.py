@@ -188,7 +188,7 @@ class ReviewItemOut(BaseModel):
     layer: str | None
     advertiser: str | None
     reason: str
-    needs_operator: bool = Field(False, description="approving writes an L1 core rule: an API token can only reject it")
+    needs_operator: bool = Field(description="approving writes an L1 core rule: an API token can only reject it")
     content: str
     proposed_by: str
     memory_id: int | None

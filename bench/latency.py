@@ -228,12 +228,17 @@ def _numpy_scan_baseline(queries: int) -> dict[str, float]:
         cursor.execute("SELECT embedding FROM memories_memory WHERE embedding IS NOT NULL")
         matrix = np.vstack([np.frombuffer(bytes(row[0]), dtype=np.float32) for row in cursor.fetchall()])
     vectors = [get_embedder().embed_query(QUERIES[i % len(QUERIES)]) for i in range(min(queries, len(QUERIES)))]
-    timings, ranked = [], []
+    def scan(vector):
+        scores = matrix @ vector
+        top = np.argpartition(-scores, 10)[:10] if len(scores) > 10 else np.arange(len(scores))
+        return top[np.argsort(-scores[top])]
+
+    for vector in vectors[:5]:  # warm-up, as the product search gets
+        scan(vector)
+    timings = []
     for i in range(queries):
         t0 = time.perf_counter()
-        scores = matrix @ vectors[i % len(vectors)]
-        top = np.argpartition(-scores, 10)[:10] if len(scores) > 10 else np.arange(len(scores))
-        ranked.append(top[np.argsort(-scores[top])])
+        scan(vectors[i % len(vectors)])
         timings.append((time.perf_counter() - t0) * 1000)
     return {"numpy_scan_p50_ms": round(percentile(timings, 50), 2), "numpy_scan_p95_ms": round(percentile(timings, 95), 2)}
 
@@ -292,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             cursor.execute("PRAGMA optimize")
         row = {"n": n, **_measure(args.queries, rng, progress), "import_per_s": round(rate, 1), "import_batch": n - (results[-1]["n"] if results else 0)}
         row.update(_numpy_scan_baseline(args.queries))
-        row["search_p95_over_numpy_scan_p95"] = round(row["search_p95_ms"] / max(row["numpy_scan_p95_ms"], 1e-6), 2)
+        # Like for like: the unfiltered operator-view searches against the unfiltered scan.
+        row["operator_search_p95_over_numpy_scan_p95"] = round(row["search_p95_ms_operator_view"] / max(row["numpy_scan_p95_ms"], 1e-6), 2)
         progress(f"n={n}: search p95 {row['search_p95_ms']} ms, embed p50 {row['embed_p50_ms']} ms")
         results.append(row)
     doc = {

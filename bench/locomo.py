@@ -35,11 +35,12 @@ class TurnFormat:
     are appended after the turn itself (marked as context), so a reply like "Yes, last
     Tuesday!" carries what it answers; `dates` prefixes the session's date.
 
-    Two earlier turns, not one, because that measured best. Full run, bench ranking,
-    recall@10: hybrid 0.696 → 0.723, keyword 0.674 → 0.690, vector 0.538 → 0.613. On
-    conversations 1–3, hybrid recall@10: context 0 0.657, 1 0.726, 2 0.755; one following
-    turn on top of context 1 0.732; dates on top of context 1 0.734, on top of context 2
-    0.772 (dates not measured on the full run)."""
+    Two earlier turns: the best of 0, 1 and 2 without dates (3 or more not measured).
+    Full run, bench ranking, recall@10: hybrid 0.696 → 0.723, keyword 0.674 → 0.690,
+    vector 0.538 → 0.613. On conversations 1–3, hybrid recall@10: context 0 0.657, 1
+    0.726, 2 0.755; one following turn on top of context 1 0.732; dates on top of context
+    1 0.734, on top of context 2 0.772. Dates were not run on the full set, so they stay
+    off by default (`--dates` turns them on)."""
 
     context: int = 2
     following: int = 0

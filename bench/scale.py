@@ -9,9 +9,9 @@ little Gaussian noise (re-normalised). Rows are bulk-loaded with binary COPY int
 real memories table (the keyword trigger is paused for the load: keyword search is not
 measured here), then the HNSW index the migration declares is rebuilt and timed.
 Both searches go through the project's PostgreSQL backend with the real structured
-filter; recall@10 is HNSW's overlap with the exact top 10, and beside it the tie-tolerant
-recall ann-benchmarks reports (a row counts when its distance is within 1% of the exact
-10th distance), because near-copies make the exact top 10 a choice among equals."""
+filter; recall@10 is HNSW's overlap with the exact top 10, and beside it ann-benchmarks'
+"Epsilon 0.01 Recall" (a row counts when its distance is within 1% of the exact 10th
+distance), because near-copies make the exact top 10 a choice among equals."""
 from __future__ import annotations
 
 import argparse
@@ -129,12 +129,15 @@ def _measure(queries: np.ndarray, advertiser_filter: bool, ef_search: int | None
         exact = vector_candidates(q, search_filter, 10, model_name=model, exact=True)
         exact_ms.append((time.perf_counter() - t0) * 1000)
         truth = {mid for mid, _ in exact}
-        recalls.append(len(truth & {mid for mid, _ in approx}) / max(1, len(truth)))
-        # ann-benchmarks' tie-tolerant recall: a returned row counts when its cosine
-        # distance is within (1 + EPSILON) of the exact 10th distance.
+        recalls.append(len(truth & {mid for mid, _ in approx}) / len(truth) if truth else 1.0)
+        # ann-benchmarks' "Epsilon 0.01 Recall": a returned row counts when its cosine
+        # distance is within (1 + EPSILON) of the exact 10th distance. An empty exact
+        # answer counts as full recall in both measures, so they average the same queries.
         if exact:
             threshold = (1.0 - exact[min(9, len(exact) - 1)][1]) * (1.0 + EPSILON)
             eps_recalls.append(sum(1 for _, score in approx[:10] if 1.0 - score <= threshold) / min(10, len(exact)))
+        else:
+            eps_recalls.append(1.0)
         # With near-copies in the data the exact top 10 is a coin toss among equals;
         # the 10th HNSW score against the 10th exact score says how much quality was lost.
         if approx and exact:
@@ -145,7 +148,7 @@ def _measure(queries: np.ndarray, advertiser_filter: bool, ef_search: int | None
         "hnsw_p50_ms": round(percentile(hnsw_ms, 50), 2), "hnsw_p95_ms": round(percentile(hnsw_ms, 95), 2),
         "exact_p50_ms": round(percentile(exact_ms, 50), 2), "exact_p95_ms": round(percentile(exact_ms, 95), 2),
         "hnsw_recall_at_10": round(float(np.mean(recalls)), 4),
-        f"hnsw_recall_at_10_eps_{EPSILON}": round(float(np.mean(eps_recalls)), 4) if eps_recalls else None,
+        "hnsw_recall_at_10_within_1pct": round(float(np.mean(eps_recalls)), 4),
         "speedup_p50": round(percentile(exact_ms, 50) / max(1e-9, percentile(hnsw_ms, 50)), 1),
     }
 

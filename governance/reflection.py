@@ -254,15 +254,16 @@ def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: 
     from governance.services import review_item_create
 
     recent = Q(status=ReviewStatus.OPEN) | Q(decided_at__gt=now - timedelta(days=window_days))
-    # Ordered by id so the newest item wins: the report then links what a reviewer sees now.
+    # Ordered by id so the newest item wins. The report links it with its status: open (a
+    # reviewer has it), or settled within the window (the finding rests until then).
     known_items = {
-        (item.payload or {}).get("key"): item.pk
-        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload").order_by("id")
+        (item.payload or {}).get("key"): (item.pk, item.status)
+        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload", "status").order_by("id")
     }
     created = []
     for kind, finding in kind_findings:
         if finding["key"] in known_items:
-            finding["review_item_id"] = known_items[finding["key"]]
+            finding["review_item_id"], finding["review_item_status"] = known_items[finding["key"]]
             continue
         memory_id = finding.get("memory_id")
         memory = Memory.objects.filter(pk=memory_id).first() if memory_id else None
@@ -278,8 +279,8 @@ def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: 
             payload={"finding": kind, **finding},
             proposed_by=ACTOR,
         )
-        finding["review_item_id"] = item.pk
-        known_items[finding["key"]] = item.pk
+        finding["review_item_id"], finding["review_item_status"] = item.pk, item.status
+        known_items[finding["key"]] = (item.pk, item.status)
         created.append(item.pk)
     return created
 

@@ -7,6 +7,7 @@ from django.db.models import Q, QuerySet
 
 from governance.constants import ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReviewItem
+from memories.constants import Layer
 from memories.exceptions import InvalidInput, NotFound
 
 MAX_QUEUE = 500
@@ -54,7 +55,7 @@ def review_writes_l1(item: ReviewItem) -> bool:
     """Whether approving the item would write an L1 core rule, which only an operator may."""
     if item.kind == ReviewKind.SAMPLED_AUDIT:
         return False
-    return ((item.payload or {}).get("candidate") or {}).get("layer") == "L1"
+    return ((item.payload or {}).get("candidate") or {}).get("layer") == Layer.L1
 
 
 def review_item_dict(item: ReviewItem) -> dict[str, Any]:

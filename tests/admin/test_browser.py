@@ -110,7 +110,7 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.wait_for_selector("#review-detail")
     assert PARKED_L1 in page.inner_text("#review-candidate")
     assert page.locator("#approve-button").count() == 0 and page.locator("#reject-button").count() == 1
-    assert "运营管理员" in page.inner_text("#operator-only")
+    assert "operator（运营）" in page.inner_text("#operator-only")
     parked.refresh_from_db()
     assert parked.status == "open"
 

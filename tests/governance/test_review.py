@@ -143,3 +143,23 @@ def test_review_queue_scoping(trigger):
     assert {i.advertiser for i in review_queue(advertisers=("brand_B",))} == {None}
     with pytest.raises(DomainError):
         review_item_get(item_id=999999)
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload", "needs_operator"),
+    [
+        ("pending_write", {"candidate": {"layer": "L1", "content": "平台规定：医药OTC出价不得超过2元"}}, True),
+        ("conflict", {"candidate": {"layer": "L1", "content": "L1 rule update"}}, True),
+        ("pending_write", {"candidate": {"layer": "L2", "content": "brand_A 晚间加价有效"}}, False),
+        ("promotion", {"candidate": {"layer": "L4", "content": "大促出价模板"}}, False),
+        # A sampled audit confirms a decision already taken; approving it writes nothing.
+        ("sampled_audit", {"candidate": {"layer": "L1", "content": "已写入的规则"}}, False),
+        ("pending_write", None, False),
+        ("pending_write", {}, False),
+    ],
+)
+def test_which_review_items_only_an_operator_may_approve(kind, payload, needs_operator):
+    from governance.models import ReviewItem
+    from governance.selectors import review_writes_l1
+
+    assert review_writes_l1(ReviewItem(kind=kind, payload=payload)) is needs_operator

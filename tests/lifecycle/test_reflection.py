@@ -132,8 +132,8 @@ def test_the_report_is_stored_and_items_are_not_duplicated(remember):
     assert second.findings["counts"] == {"stale": 1, "contradictions": 1, "repeated_rejects": 0}
     assert ReviewItem.objects.filter(kind=ReviewKind.REFLECTION).count() == 2
     # The later report still points the reviewer at the items already open.
-    linked = {f["review_item_id"] for f in second.findings["stale"] + second.findings["contradictions"]}
-    assert linked == set(first.findings["review_items_created"])
+    linked = {(f["review_item_id"], f["review_item_status"]) for f in second.findings["stale"] + second.findings["contradictions"]}
+    assert linked == {(pk, "open") for pk in first.findings["review_items_created"]}
     as_dict = reflection_report_dict(second)
     assert as_dict["report_id"] == second.pk and "1 stale, 1 contradictions" in as_dict["summary"]
 
