@@ -65,6 +65,12 @@ def page(live_server, morning, monkeypatch):
         try:
             yield tab
         finally:
+            # While Playwright's loop runs, Django keys connections by that context, so the
+            # ORM reads this test made have a connection of their own: close it here, or
+            # PostgreSQL refuses to drop the test database with a session still open.
+            from django.db import connections
+
+            connections.close_all()
             browser.close()
 
 
