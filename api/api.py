@@ -18,7 +18,6 @@ from api.schemas import (
     RecallOut,
     ReflectOut,
     ReviewDecisionIn,
-    ReviewItemOut,
     ReviewListOut,
     SearchIn,
     SearchOut,

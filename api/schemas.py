@@ -9,24 +9,20 @@ from ninja import Field, Schema
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 from pydantic import Field as PydanticField
 
+from governance.constants import TriggerType
+from memories.constants import Layer, Source
+
 MAX_QUERY_CHARS = 2000
 MAX_TEXT_CHARS = 8000
 MAX_DATA_BYTES = 16 * 1024
 MAX_TOP_K = 50
 MAX_MESSAGES = 50
 
-LayerCode = Literal["L1", "L2", "L3", "L4"]
-SourceCode = Literal["user", "assistant", "agent", "tool", "human", "system"]
-EventType = Literal[
-    "user_feedback",
-    "strategy_execution",
-    "environment_change",
-    "rule_update",
-    "anomaly_pattern",
-    "performance_optimization",
-    "cross_domain_correlation",
-    "periodic_pattern",
-]
+# Built from the model's own choices, so a new layer, source or trigger type reaches the
+# API's validation and its OpenAPI enums without a second list to keep in step.
+LayerCode = Literal[tuple(Layer.values)]
+SourceCode = Literal[tuple(Source.values)]
+EventType = Literal[tuple(TriggerType.values)]
 
 
 def _plain_text(value: str) -> str:

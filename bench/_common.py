@@ -44,6 +44,26 @@ def setup_throwaway_django(prefix: str) -> Path:
     return workdir
 
 
+def using_postgres() -> bool:
+    return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+def setup_postgres_django() -> None:
+    """Use the PostgreSQL server DATABASE_URL names (the throwaway one
+    scripts/with_postgres.py starts) and migrate it."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lingix_site.settings")
+    os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
+    os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
 class Progress:
     """Minimal progress lines on stderr (stdout is reserved for the JSON document)."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import random
 import shutil
 import sys
@@ -22,16 +21,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, emit, setup_throwaway_django
+from bench._common import Progress, emit, setup_postgres_django, setup_throwaway_django, using_postgres
 
 PROBE_QUERIES = ("出价", "大促 ROI", "素材疲劳 更换", "weekend bid multiplier", "oCPC 目标CPA")
 
 
 def _setup() -> None:
-    if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
-        from bench.scale import _setup_django
-
-        _setup_django()
+    if using_postgres():
+        setup_postgres_django()
     else:
         setup_throwaway_django("backup")
 
@@ -76,13 +73,13 @@ def overlap_at_10(before: list[list[int]], after: list[list[int]]) -> float:
 
 def _drift(texts: list[str], rng: random.Random, progress: Progress) -> dict[str, int]:
     """What happens after the backup and must be undone by the restore."""
-    from bench.latency import _import
+    from bench.latency import import_synthetic
     from memories.constants import Status
     from memories.models import Memory
     from memories.services import memory_set_status
 
     before = Memory.objects.count()
-    _import([f"备份之后新增：{t}" for t in texts[:1000]], 1000, rng, progress)
+    import_synthetic([f"备份之后新增：{t}" for t in texts[:1000]], 1000, rng, progress)
     archived = 0
     for memory in Memory.objects.filter(status=Status.ACTIVE).exclude(layer="L1").order_by("id")[:50]:
         memory_set_status(memory=memory, status=Status.ARCHIVED)
@@ -93,7 +90,7 @@ def _drift(texts: list[str], rng: random.Random, progress: Progress) -> dict[str
 def run(size: int, progress: Progress) -> dict[str, Any]:
     from django.db import connection
 
-    from bench.latency import _attach_vectors, _import, synthetic_texts
+    from bench.latency import attach_vectors, import_synthetic, synthetic_texts
     from governance.models import AuditLog
     from memories.backup import database_backup, database_restore
     from memories.embeddings import get_embedder
@@ -105,8 +102,8 @@ def run(size: int, progress: Progress) -> dict[str, Any]:
     rng = random.Random(5)
     texts = synthetic_texts(size)
     base = get_embedder().embed_passages(texts[:500])
-    _import(texts, size, rng, progress)
-    _attach_vectors(base, 0.02, size, progress)
+    import_synthetic(texts, size, rng, progress)
+    attach_vectors(base, 0.02, size, progress)
     before = fingerprint()
     audit_rows_before = AuditLog.objects.count()
     # Keyword ranking is deterministic on both backends; hybrid on PostgreSQL goes through

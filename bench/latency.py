@@ -87,7 +87,7 @@ QUERIES = [
 ]
 
 
-def _import(texts: list[str], n: int, rng: random.Random, progress: Progress) -> float:
+def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Progress) -> float:
     """Import n memories through memories.transfer; returns memories per second."""
     from memories.transfer import memories_import
 
@@ -116,7 +116,7 @@ def _import(texts: list[str], n: int, rng: random.Random, progress: Progress) ->
     return n / elapsed
 
 
-def _attach_vectors(base: Any, noise: float, rng_seed: int, progress: Progress) -> None:
+def attach_vectors(base: Any, noise: float, rng_seed: int, progress: Progress) -> None:
     """Give every memory a vector: a real embedding of one of the base texts plus noise."""
     import numpy as np
     from django.db import connection, transaction
@@ -290,9 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     imported = 0
     for n in sizes:
         # Sizes grow in one database: import only the difference, time it as its own batch.
-        rate = _import(texts[imported:n], n - imported, rng, progress)
+        rate = import_synthetic(texts[imported:n], n - imported, rng, progress)
         imported = n
-        _attach_vectors(base, args.noise, n, progress)
+        attach_vectors(base, args.noise, n, progress)
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA optimize")
         row = {"n": n, **_measure(args.queries, rng, progress), "import_per_s": round(rate, 1), "import_batch": n - (results[-1]["n"] if results else 0)}

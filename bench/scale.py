@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bench._common import REPO, Progress, emit, percentile
+from bench._common import REPO, Progress, emit, percentile, setup_postgres_django, using_postgres
 
 QUERIES = [
     "医药OTC冷启动出价策略", "美妆大促预算分配", "ROI异常下降怎么办", "夜间分时段出价", "素材疲劳更换周期",
@@ -35,20 +35,6 @@ QUERIES = [
 
 
 EPSILON = 0.01
-
-
-def _setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lingix_site.settings")
-    os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
-    os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
-    if str(REPO) not in sys.path:
-        sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 def _copy_rows(cursor, start: int, vectors: np.ndarray) -> None:
@@ -163,11 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
-    if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    if not using_postgres():
         sys.stderr.write("bench.scale needs PostgreSQL: python scripts/with_postgres.py -- python -m bench.scale\n")
         return 2
     progress = Progress(args.quiet)
-    _setup_django()
+    setup_postgres_django()
     from bench.latency import synthetic_texts
     from memories.embeddings import get_embedder
 

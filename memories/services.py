@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
+from memories.constants import Attribution, Grounding, Source, Status, Tier
 from memories.embeddings import EmbeddingError, get_embedder
 from memories.exceptions import StaleMemory
 from memories.hashing import content_hash
@@ -149,11 +149,13 @@ def embed_memories(memory_ids: Iterable[int]) -> int:
     if not memories:
         return 0
     vectors = embedder.embed_passages([embedding_text(m) for m in memories])
-    _store_vectors(memories, vectors, embedder.model_name)
+    memory_store_vectors(memories, vectors, embedder.model_name)
     return len(memories)
 
 
-def _store_vectors(memories: list[Memory], vectors: np.ndarray, model_name: str) -> None:
+def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.ndarray], model_name: str) -> None:
+    """The one place an embedding is written: float32 bytes, with the model and dimension
+    that made it (PostgreSQL's trigger mirrors the bytes into the pgvector column)."""
     with transaction.atomic():
         for memory, vector in zip(memories, vectors):
             Memory.objects.filter(pk=memory.pk).update(
@@ -177,7 +179,7 @@ def embed_backfill(*, batch_size: int = 64, progress: Callable[[int], None] | No
         chunk = pending[start : start + batch_size]
         memories = list(Memory.objects.filter(pk__in=chunk).only("id", "content", "category"))
         vectors = embedder.embed_passages([embedding_text(m) for m in memories])
-        _store_vectors(memories, vectors, embedder.model_name)
+        memory_store_vectors(memories, vectors, embedder.model_name)
         done += len(memories)
         if progress:
             progress(len(memories))

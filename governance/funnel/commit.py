@@ -30,7 +30,7 @@ from governance.models import LayerPolicy, MemoryEvent, ReviewItem
 from memories.constants import Layer, Status, Tier
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from memories.services import memory_create, memory_reinforce, memory_supersede
+from memories.services import memory_create, memory_reinforce, memory_store_vectors, memory_supersede
 
 TIER_BY_LAYER = {Layer.L1: Tier.CORE, Layer.L2: Tier.WORKING, Layer.L3: Tier.PERIPHERAL, Layer.L4: Tier.CORE}
 
@@ -70,10 +70,7 @@ def write_payload(*, payload: dict[str, Any], supersedes: Memory | None = None, 
     else:
         memory = memory_create(content=payload["content"], embed=embed, **fields)
     if vector is not None:
-        embedder = get_embedder()
-        Memory.objects.filter(pk=memory.pk).update(
-            embedding=np.asarray(vector, dtype=np.float32).tobytes(), embedding_model=embedder.model_name, embedding_dim=embedder.dimension
-        )
+        memory_store_vectors([memory], [np.asarray(vector, dtype=np.float32)], get_embedder().model_name)
     if derived_from:
         memory.derived_from.add(*derived_from)
     return memory

@@ -17,7 +17,7 @@ from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
-from memories.services import embedding_text, stale_embedding_q
+from memories.services import embedding_text, memory_store_vectors, stale_embedding_q
 
 STALE_LIMIT = 200
 KEEP = 5
@@ -87,11 +87,8 @@ def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
             missing.append(i)
     if missing:
         fresh = embedder.embed_passages([embedding_text(rows[i]) for i in missing])
-        for k, i in enumerate(missing):
-            vectors[i] = fresh[k]
-            Memory.objects.filter(pk=rows[i].pk).update(
-                embedding=np.asarray(fresh[k], dtype=np.float32).tobytes(), embedding_model=embedder.model_name, embedding_dim=embedder.dimension
-            )
+        vectors[missing] = fresh
+        memory_store_vectors([rows[i] for i in missing], fresh, embedder.model_name)
     return vectors
 
 
@@ -110,11 +107,11 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     embedder = get_embedder()
     scope = _scope_qs(c)
     new_hash = content_hash(c.content)
-    stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
-    same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
     if not scope.exists():
         c.related = []
         return []
+    stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
+    same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
     if c.probe is None:
         c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
     search_filter = SearchFilter(advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now())

@@ -76,18 +76,19 @@ def hybrid_search(
     keyword: dict[int, float] = {}
     vector: dict[int, float] = {}
     query_vector = None
+    backend = get_search_backend()
     if mode in ("hybrid", "keyword"):
-        keyword = dict(get_search_backend().keyword_candidates(query, search_filter, config.candidates))
+        keyword = dict(backend.keyword_candidates(query, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         query_vector = get_embedder().embed_query(query[:2000])
         embed_ms = (time.perf_counter() - t0) * 1000
-        vector = dict(get_search_backend().vector_candidates(query_vector, search_filter, config.candidates))
+        vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
     candidate_ids = list(dict.fromkeys([*vector, *keyword]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
 
-    vectors = get_search_backend().vectors_for(candidate_ids) if query_vector is not None else {}
+    vectors = backend.vectors_for(candidate_ids) if query_vector is not None else {}
     with_vector = [mid for mid in candidate_ids if mid in vectors]
     cosine = (
         dict(zip(with_vector, (np.vstack([vectors[mid] for mid in with_vector]) @ query_vector).tolist()))

@@ -2,9 +2,10 @@
 // text is what the model reads and details keeps the structured answer. A failure is
 // thrown as a LingixError with a readable message, which the host turns into a tool error.
 
-const LAYERS = ["L1", "L2", "L3", "L4"];
-const SOURCES = ["user", "assistant", "agent", "tool", "human", "system"];
-const EVENT_TYPES = [
+// Mirrors of the API's enums; a live test checks them against /api/v1/openapi.json.
+export const LAYERS = ["L1", "L2", "L3", "L4"];
+export const SOURCES = ["user", "assistant", "agent", "tool", "human", "system"];
+export const EVENT_TYPES = [
   "user_feedback",
   "strategy_execution",
   "environment_change",

@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import plugin, { TOOL_NAMES } from "../index.js";
 import { resolveConfig } from "../lib/config.js";
 import { lastUserTurn, stripRecall } from "../lib/hooks.js";
+import { EVENT_TYPES, LAYERS, SOURCES } from "../lib/tools.js";
 import { recordingApi } from "./fake-api.js";
 
 const BASE_URL = process.env.LINGIX_BASE_URL;
@@ -123,6 +124,18 @@ describe("errors are readable and bounded", () => {
 });
 
 describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY_A/LINGIX_KEY_OPS not set" }, () => {
+  test("the tools offer exactly the layers, sources and event types the API accepts", async () => {
+    const spec = await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json();
+    const field = (schema, name) => {
+      const prop = spec.components.schemas[schema].properties[name];
+      const options = prop.enum ? prop : (prop.anyOf || []).find((s) => s.enum) || prop.items;
+      return options.enum;
+    };
+    assert.deepEqual(field("TriggerIn", "event_type"), EVENT_TYPES);
+    assert.deepEqual(field("IngestIn", "source"), SOURCES);
+    assert.deepEqual(field("IngestIn", "layer"), LAYERS);
+  });
+
   test("search returns stored memories inside the token's scope", async () => {
     const api = load();
     const result = await api.tools.get("lingix_memory_search").execute("t1", { query: "医药OTC 出价", top_k: 10 });

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from governance.models import AuditLog, MemoryEvent, ReviewItem, Trace
-from governance.services import event_trigger, review_item_create
+from governance.services import review_item_create
 from memories.models import Memory
 
 from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict

@@ -1,6 +1,4 @@
 """Bad input is a clear 4xx JSON error: bounds, body size, malformed JSON, rate limit."""
-import json
-
 import pytest
 
 pytestmark = pytest.mark.django_db

@@ -1,19 +1,17 @@
 """The benchmarks run end to end on tiny inputs and print the documented JSON shape.
 (Figures are measured by running the benches, never asserted here.)"""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.subprocess_env import isolated_env
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(*argv: str, tmp_path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "DJANGO_", "DATABASE_URL"))}
-    env.update(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path))
+    env = isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path))
     done = subprocess.run([sys.executable, "-m", *argv], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()

@@ -3,7 +3,6 @@ through async_task (Q_CLUSTER sync mode in the test settings)."""
 from datetime import timedelta
 from importlib import import_module
 
-import pytest
 from django.apps import apps as django_apps
 from django.utils import timezone
 from django_q.models import Schedule, Task

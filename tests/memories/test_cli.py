@@ -3,7 +3,6 @@
 Also the cross-process contract of the vector cache: a long-lived searching process sees
 writes made by other processes on its next search."""
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memories.demo import DEMO_FILE
+from tests.subprocess_env import isolated_env
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_COUNT = sum(1 for line in DEMO_FILE.read_text(encoding="utf-8").splitlines() if line.strip())
@@ -21,8 +21,7 @@ DEMO_COUNT = sum(1 for line in DEMO_FILE.read_text(encoding="utf-8").splitlines(
 def cli_env(tmp_path_factory):
     """A migrated SQLite file the subprocesses share, and the environment they run in."""
     db_path = tmp_path_factory.mktemp("cli") / "cli.db"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "DJANGO_", "DATABASE_URL"))}
-    env.update(
+    env = isolated_env(
         DATABASE_URL=f"sqlite:///{db_path}",
         DJANGO_SETTINGS_MODULE="lingix_site.settings",
         MEMORY_LLM_PROVIDER="offline",

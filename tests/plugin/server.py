@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,13 +14,10 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench._common import free_port
+from tests.subprocess_env import isolated_env
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_http(url: str, *, timeout: float, proc: subprocess.Popen | None = None, ok=lambda status: status < 500) -> None:
@@ -80,15 +76,13 @@ class LingixServer:
         return f"http://127.0.0.1:{self.port}"
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_", "DJANGO_"))}
-        env.update(
+        return isolated_env(
             DATABASE_URL=f"sqlite:///{self.db_path}",
             DJANGO_SETTINGS_MODULE="lingix_site.settings",
             MEMORY_LLM_PROVIDER="offline",
             MEMORY_API_RATE="10000/min",
             PYTHONUNBUFFERED="1",
         )
-        return env
 
     def manage(self, *args: str) -> str:
         done = subprocess.run(
