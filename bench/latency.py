@@ -91,26 +91,32 @@ def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Pro
     """Import n memories through memories.transfer; returns memories per second."""
     from memories.transfer import memories_import
 
-    lines = []
+    rows = []
     for i in range(n):
-        lines.append(
-            json.dumps(
-                {
-                    "layer": rng.choice(LAYERS),
-                    "content": texts[i % len(texts)] if i < len(texts) else f"{texts[i % len(texts)]} #{i}",
-                    "advertiser": None if rng.random() < 0.1 else rng.choice(ADVERTISERS),
-                    "business_line": rng.choice(BUSINESS_LINES),
-                    "category": "bench",
-                    "source": "tool",
-                    "importance": rng.randint(1, 10),
-                    # No TTL surprises: L3 rows get an explicit far expiry so all stay searchable.
-                    "expires_at": "2099-01-01T00:00:00+00:00",
-                },
-                ensure_ascii=False,
-            )
+        rows.append(
+            {
+                "layer": rng.choice(LAYERS),
+                "content": texts[i % len(texts)] if i < len(texts) else f"{texts[i % len(texts)]} #{i}",
+                "advertiser": None if rng.random() < 0.1 else rng.choice(ADVERTISERS),
+                "business_line": rng.choice(BUSINESS_LINES),
+                "category": "bench",
+                "source": "tool",
+                "importance": rng.randint(1, 10),
+                # No TTL surprises: L3 rows get an explicit far expiry so all stay searchable.
+                "expires_at": "2099-01-01T00:00:00+00:00",
+            }
         )
+    # L4 templates must name the L2 memory they were promoted from, so they load second.
     started = time.perf_counter()
-    memories_import(lines=lines, actor="bench.latency", embed=False, label=f"latency-{n}")
+    first = [r for r in rows if r["layer"] != "L4"]
+    memories_import(lines=[json.dumps(r, ensure_ascii=False) for r in first], actor="bench.latency", embed=False, label=f"latency-{n}")
+    templates = [r for r in rows if r["layer"] == "L4"]
+    if templates:
+        from memories.models import Memory
+
+        source = Memory.objects.filter(layer="L2").values_list("id", flat=True).first()
+        lines = [json.dumps({**r, "derived_from": [source]}, ensure_ascii=False) for r in templates]
+        memories_import(lines=lines, actor="bench.latency", embed=False, label=f"latency-{n}-templates")
     elapsed = time.perf_counter() - started
     progress(f"imported {n} memories in {elapsed:.1f}s")
     return n / elapsed

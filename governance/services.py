@@ -15,19 +15,25 @@ from django.utils import timezone
 from governance.audit import audit_record
 from governance.constants import EventKind, EventStatus, ReviewKind, ReviewStatus, TriggerType
 from governance.funnel import pipeline as p
-from governance.funnel.commit import DEFAULT_PIPELINE, write_payload
+from governance.constants import Action
+from governance.funnel.commit import DEFAULT_PIPELINE
 from governance.funnel.errors import (
     EmptyInput,
     InputTooLarge,
     L1ApprovalForbidden,
     NoteRequired,
     ReviewNotOpen,
+    RuleRefusedApproval,
     SelfReviewForbidden,
     UnknownEventType,
     UnknownLayer,
     UnknownSource,
 )
+from governance.funnel import validate as validate_stage
+from governance.funnel.rules import deterministic_refusals
 from governance.funnel.secrets import redact_data, redact_text
+from governance.hard_rules import Authority, WriteOrigin
+from governance.memory_write import Proposal, governed_set_status, governed_write
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider, max_text_chars
@@ -35,7 +41,7 @@ from governance.selectors import review_writes_l1
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
-from memories.services import memory_set_status, memory_write_lock
+from memories.services import memory_write_lock
 
 __all__ = [
     "Decision", "event_ingest", "event_trigger", "event_submit", "review_approve", "review_reject", "review_item_create",
@@ -324,6 +330,25 @@ def _resolve(item: ReviewItem, *, status: str, reviewer, name: str, note: str, d
     item.save(update_fields=["status", "reviewer", "reviewer_name", "note", "decision_correct", "decided_at"])
 
 
+def _recheck_and_score(item: ReviewItem, candidate: dict[str, Any]) -> dict[str, Any]:
+    """The deterministic rules run again on a parked candidate: an outage may have parked
+    it before they ran, and a person's approval does not make an unconfirmed suggestion,
+    a hedge or an ungrounded figure true. A candidate parked before the quality stage gets
+    its importance scored now, rather than written with the default."""
+    c = p.candidate_from_payload(candidate)
+    reasons = deterministic_refusals(c)
+    if reasons:
+        raise RuleRefusedApproval(f"review item {item.pk} cannot be approved: " + "; ".join(reasons))
+    traces = {t.stage: t.scores for t in item.event.traces.all()} if item.event else {}
+    if "validate" in traces:
+        return candidate
+    c.grounding = candidate.get("grounding") or c.grounding
+    met = int((traces.get("value") or {}).get("met", 0) or 0)
+    policy = LayerPolicy.objects.filter(layer=c.layer).first()
+    importance = validate_stage.validate(c, policy, met).scores["importance"]
+    return {**candidate, "importance": importance}
+
+
 @transaction.atomic
 def review_approve(
     *, item: ReviewItem, reviewer, reviewer_name: str, note: str = "", decision_correct: bool | None = None, operator: bool = False
@@ -347,14 +372,20 @@ def review_approve(
     elif candidate:
         if not candidate.get("layer"):
             raise InvalidInput(f"review item {item.pk} has no layer to write to; reject it or re-send with a layer")
-        if review_writes_l1(item) and not (operator or (reviewer is not None and reviewer.has_perm(L1_PERMISSION))):
+        is_operator = operator or (reviewer is not None and reviewer.has_perm(L1_PERMISSION))
+        if review_writes_l1(item) and not is_operator:
             raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may approve it")
+        if item.kind in {ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT}:
+            candidate = _recheck_and_score(item, candidate)
         supersedes = None
         if candidate.get("supersedes"):
             supersedes = Memory.objects.filter(pk=candidate["supersedes"], status=Status.ACTIVE).first()
-        derived = [item.memory] if item.kind == ReviewKind.PROMOTION and item.memory is not None else None
-        memory = write_payload(payload={**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)}, supersedes=supersedes, derived_from=derived)
-        action = "UPDATE" if memory.supersedes_id else "WRITE"
+        promotion = item.kind == ReviewKind.PROMOTION
+        derived = [item.memory] if promotion and item.memory is not None else []
+        authority = Authority(origin=WriteOrigin.PROMOTION if promotion else WriteOrigin.APPROVAL, actor=name, person=True, operator=is_operator)
+        proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
+        memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes, derived_from=derived)
+        action = Action.UPDATE if memory.supersedes_id else Action.WRITE
         reasons = [f"approved by reviewer {name}: {action} to {memory.layer} as memory #{memory.pk}"]
     else:
         reasons = [f"acknowledged by reviewer {name}"]
@@ -390,7 +421,9 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
         auto = (item.payload or {}).get("auto_action", "")
         action = auto or "REJECT"
         if auto in {"WRITE", "UPDATE"} and item.memory is not None and item.memory.status == Status.ACTIVE:
-            memory = memory_set_status(memory=item.memory, status=Status.ARCHIVED)
+            memory = governed_set_status(memory=item.memory, status=Status.ARCHIVED,
+                                         authority=Authority(origin=WriteOrigin.APPROVAL, actor=name, person=True,
+                                                             operator=reviewer is None or reviewer.has_perm(L1_PERMISSION)))
             reasons.insert(1, f"automatic {auto} judged wrong: memory #{memory.pk} archived")
         else:
             reasons.insert(1, f"automatic {auto} judged wrong")

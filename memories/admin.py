@@ -20,7 +20,7 @@ from memories.admin_services import (
     memory_can_change,
 )
 from memories.constants import Status
-from memories.exceptions import InvalidInput
+from memories.exceptions import DomainError
 from memories.models import Memory
 from memories.selectors import memory_history
 
@@ -172,7 +172,7 @@ class MemoryAdmin(admin.ModelAdmin):
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)
-        except InvalidInput as exc:
+        except DomainError as exc:  # a hard rule or a bad edit: shown, never a 500
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(request.path)
 
@@ -188,7 +188,7 @@ class MemoryAdmin(admin.ModelAdmin):
             try:
                 apply(memory)
                 done += 1
-            except (InvalidInput, PermissionDenied) as exc:
+            except (DomainError, PermissionDenied) as exc:
                 refused.append(str(exc))
         if done:
             self.message_user(request, done_message(done), messages.SUCCESS)

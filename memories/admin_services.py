@@ -13,7 +13,7 @@ from django.utils import timezone
 from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
-from memories.services import embed_memories, memory_set_status, memory_supersede
+from memories.services import embed_memories
 
 # What a person may change by hand. Layer, scope and status have their own governed paths
 # (the funnel, promotion, archive/restore), so they are never free-form admin fields.
@@ -73,6 +73,10 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
     actor = _actor(user)
     now = timezone.now()
     previous_id = memory.pk
+    from governance.hard_rules import Authority, WriteOrigin
+    from governance.memory_write import Proposal, governed_edit, governed_write
+
+    authority = Authority(origin=WriteOrigin.ADMIN_EDIT, actor=actor, person=True, operator=user.has_perm(L1_PERMISSION))
     if "content" in diff:
         carried = {
             "importance": memory.importance,
@@ -80,18 +84,18 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
             "grounding": memory.grounding,
             "observed_at": memory.observed_at,
             "expires_at": memory.expires_at,
-            "source": Source.HUMAN,
-            "source_attribution": Attribution.HUMAN_CONFIG,
+            "category": memory.category,
+            "business_line": memory.business_line,
+            "tier": memory.tier,
+            "data": dict(memory.data or {}),
         }
         carried.update({k: v for k, v in changes.items() if k != "content"})
-        result = memory_supersede(old=memory, content=changes["content"], **carried)
+        proposal = Proposal(content=changes["content"], layer=memory.layer, advertiser=memory.advertiser, source=Source.HUMAN,
+                            source_attribution=Attribution.HUMAN_CONFIG, **carried)
+        result = governed_write(proposal=proposal, authority=authority, supersedes=memory)
         action = Action.UPDATE
     else:
-        for name, value in changes.items():
-            setattr(memory, name, value)
-        memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
-        memory.save(update_fields=[*changes.keys(), "updated_at"])
-        result = memory
+        result = governed_edit(memory=memory, changes=changes, authority=authority)
         action = Action.UPDATE
 
     reasons = [f"edited in the admin by {actor}"] + ([f"note: {note}"] if note else [])
@@ -149,9 +153,13 @@ def memory_admin_set_status(*, memory: Memory, user: Any, status: str, note: str
         raise InvalidInput(f"memory #{memory.pk} is {memory.status}; cannot move it to {status}")
     if status == Status.ACTIVE and memory.expires_at is not None and memory.expires_at <= timezone.now():
         raise InvalidInput(f"memory #{memory.pk} expired at {memory.expires_at:%Y-%m-%d %H:%M}; restoring it would serve a stale fact")
+    from governance.hard_rules import Authority, WriteOrigin
+    from governance.memory_write import governed_set_status
+
     before = memory.status
     actor = _actor(user)
-    memory_set_status(memory=memory, status=status)
+    governed_set_status(memory=memory, status=status,
+                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor=actor, person=True, operator=user.has_perm(L1_PERMISSION)))
     stage = "admin_archive" if status == Status.ARCHIVED else "admin_restore"
     reasons = [f"{before} → {status} by {actor}"] + ([f"note: {note}"] if note else [])
     Trace.objects.create(memory=memory, stage=stage, decision=status, reasons=reasons, provider="human")

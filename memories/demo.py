@@ -13,8 +13,13 @@ def demo_load_once() -> dict[str, Any]:
     from memories.services import embed_backfill
     from memories.transfer import memories_import
 
+    from memories.models import Memory
+
     if AuditLog.objects.filter(event_type="memory.import", extra_data__label="demo").exists():
         return {"loaded": False, "reason": "demo data was loaded before"}
+    if Memory.objects.exists():
+        # The demo lines carry their ids (the L4 templates name the L2 memories they came from).
+        return {"loaded": False, "reason": "the database already holds memories"}
     report = memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="make run", label="demo", embed=False)
     embedded = embed_backfill()["embedded"]
     return {"loaded": True, "imported": report.imported, "embedded": embedded}

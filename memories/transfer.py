@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.core.management.color import no_style
@@ -160,12 +160,25 @@ def parse_line(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
     return (None if errors else fields), errors
 
 
-def _default_l3_expiry(created: datetime) -> datetime:
-    from governance.models import LayerPolicy
+def _hard_rule_errors(parsed: list[tuple[int, dict[str, Any]]], *, actor: str) -> list[str]:
+    """An import is an operator's act, but the hard rules still hold: an L4 line must be
+    derived from an L2 memory (in the file or stored), an L3 line needs an observation
+    time (its own, or when it was recorded)."""
+    from governance.hard_rules import Authority, WriteOrigin, layer_refusal
 
-    policy = LayerPolicy.objects.filter(layer=Layer.L3).first()
-    hours = policy.default_ttl_hours if policy and policy.default_ttl_hours else 24
-    return created + timedelta(hours=hours)
+    authority = Authority(origin=WriteOrigin.IMPORT, actor=actor, person=True, operator=True)
+    layer_in_file = {f["id"]: f["layer"] for _, f in parsed if f["id"] is not None}
+    wanted = {i for _, f in parsed for i in f["derived_from"] if i not in layer_in_file}
+    stored = dict(Memory.objects.filter(pk__in=wanted).values_list("pk", "layer"))
+    errors = []
+    for number, fields in parsed:
+        sources = [Memory(pk=i, layer=layer_in_file.get(i) or stored.get(i, "")) for i in fields["derived_from"]]
+        observed = fields["observed_at"] or fields["created_at"]
+        refusal = layer_refusal(layer=fields["layer"], source=fields["source"], attribution=fields["source_attribution"],
+                                authority=authority, derived_from=sources, observed_at=observed or timezone.now())
+        if refusal is not None:
+            errors.append(f"line {number}: {refusal.reason}")
+    return errors
 
 
 def memories_import(
@@ -179,6 +192,7 @@ def memories_import(
 ) -> ImportReport:
     """Validate every line, then write all of them in one transaction (or none)."""
     from governance.audit import audit_record
+    from governance.hard_rules import l3_expires_at
     from memories.services import schedule_embedding
 
     parsed: list[tuple[int, dict[str, Any]]] = []
@@ -214,6 +228,7 @@ def memories_import(
     for number, fields in parsed:
         if fields["id"] in existing_ids and (fields["id"], content_hash(fields["content"])) not in existing:
             errors.append(f"line {number}: id {fields['id']} already holds a different memory")
+    errors.extend(_hard_rule_errors(parsed, actor=actor))
     report = ImportReport(dry_run=dry_run, errors=errors)
     if errors:
         raise ImportFailed(errors)
@@ -230,8 +245,9 @@ def memories_import(
         for _, fields in to_write:
             created = fields["created_at"] or now
             expires = fields["expires_at"]
-            if fields["layer"] == Layer.L3 and expires is None:
-                expires = _default_l3_expiry(created)
+            if fields["layer"] == Layer.L3:
+                fields["observed_at"] = fields["observed_at"] or created
+                expires = expires or l3_expires_at(fields["observed_at"])
             memory = Memory(
                 id=fields["id"],
                 layer=fields["layer"],

@@ -4,12 +4,9 @@ inside the write transaction, after every other stage."""
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
 from typing import Any
 
-import numpy as np
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from governance.constants import EventStatus, ReviewKind
 from governance.funnel.pipeline import (
@@ -21,60 +18,16 @@ from governance.funnel.pipeline import (
     stage_guard_rules,
     stage_judge,
     stage_layer_policy,
+    stage_provenance,
     stage_safety,
     stage_validate,
     stage_value,
 )
 from governance.funnel.types import StageOutcome
-from governance.models import LayerPolicy, MemoryEvent, ReviewItem
-from memories.constants import Layer, Status, Tier
-from memories.embeddings import get_embedder
-from memories.models import Memory
-from memories.services import memory_create, memory_reinforce, memory_store_vectors, memory_supersede
-
-TIER_BY_LAYER = {Layer.L1: Tier.CORE, Layer.L2: Tier.WORKING, Layer.L3: Tier.PERIPHERAL, Layer.L4: Tier.CORE}
-
-
-def l3_expiry():
-    policy = LayerPolicy.objects.filter(layer=Layer.L3).first()
-    hours = policy.default_ttl_hours if policy and policy.default_ttl_hours else 24
-    return timezone.now() + timedelta(hours=hours)
-
-
-def write_payload(*, payload: dict[str, Any], supersedes: Memory | None = None, derived_from: list[Memory] | None = None, vector=None) -> Memory:
-    """Write a candidate as a memory: the one write path shared by the funnel and by
-    reviewers' approvals. L3 gets its TTL here, at write time. `vector` is the
-    candidate's embedding when the conflict stage already computed it (same text, same
-    model), which saves embedding it a second time after commit."""
-    layer = payload["layer"]
-    observed = payload.get("observed_at")
-    observed_at = parse_datetime(observed) if isinstance(observed, str) else None
-    fields = dict(
-        layer=layer,
-        data=payload.get("data") or {},
-        advertiser=payload.get("advertiser") or None,
-        business_line=payload.get("business_line") or "",
-        category=(payload.get("category") or "")[:64],
-        source=payload.get("source") or "agent",
-        source_attribution=payload.get("source_attribution") or "unknown",
-        grounding=payload.get("grounding") or "unknown",
-        importance=max(0.0, min(10.0, float(payload.get("importance", 5.0)))),
-        confidence=max(0.0, min(1.0, float(payload.get("confidence", 0.5)))),
-        tier=TIER_BY_LAYER.get(layer, Tier.WORKING),
-        observed_at=observed_at if layer == Layer.L3 else None,
-        expires_at=l3_expiry() if layer == Layer.L3 else None,
-    )
-    embed = vector is None
-    if supersedes is not None and supersedes.status == Status.ACTIVE:
-        memory = memory_supersede(old=supersedes, content=payload["content"], embed=embed, **fields)
-    else:
-        memory = memory_create(content=payload["content"], embed=embed, **fields)
-    if vector is not None:
-        memory_store_vectors([memory], [np.asarray(vector, dtype=np.float32)], get_embedder().model_name)
-    if derived_from:
-        memory.derived_from.add(*derived_from)
-    return memory
-
+from governance.hard_rules import Authority
+from governance.memory_write import Proposal, governed_reinforce, governed_write
+from governance.models import MemoryEvent, ReviewItem
+from memories.constants import Layer
 
 def _review_kind(ctx: FunnelContext) -> str:
     conflict_parked = ctx.outcomes and ctx.outcomes[-1].stage == "conflict"
@@ -88,7 +41,9 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
     scores: dict[str, Any] = {}
     if ctx.final in {"WRITE", "UPDATE"}:
         supersedes = c.conflict_with if ctx.final == "UPDATE" else None
-        ctx.memory = write_payload(payload=c.as_payload(), supersedes=supersedes, vector=c.probe)
+        ctx.memory = governed_write(proposal=Proposal.from_payload(c.as_payload()), authority=Authority.funnel(event.actor),
+                                    # A new version may inherit a category the probe was not embedded with.
+                                    supersedes=supersedes, vector=c.probe if supersedes is None else None)
         scores.update(memory_id=ctx.memory.pk, version=ctx.memory.version, importance=ctx.memory.importance)
         if ctx.memory.expires_at:
             scores["expires_at"] = ctx.memory.expires_at.isoformat()
@@ -104,7 +59,7 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
         event.status = EventStatus.PARKED
     else:
         if c.conflict_kind == "duplicate" and c.conflict_with is not None:
-            memory_reinforce(memory=c.conflict_with)
+            governed_reinforce(memory=c.conflict_with, authority=Authority.funnel(event.actor))
             scores["reinforced"] = c.conflict_with.pk
         event.status = EventStatus.DECIDED
     event.action = ctx.final
@@ -143,7 +98,8 @@ def stage_sampled_audit(ctx: FunnelContext) -> StageOutcome | None:
     return StageOutcome("sampled_audit", "SAMPLED", [f"picked for human audit (draw {draw:.4f} < rate {rate})"], {"review_item_id": item.pk})
 
 
+# Deterministic stages come before every stage that may call a model.
 DEFAULT_PIPELINE = [
-    stage_safety, stage_classify, stage_value, stage_guard_rules, stage_judge,
+    stage_safety, stage_provenance, stage_classify, stage_guard_rules, stage_value, stage_judge,
     stage_layer_policy, stage_conflict, stage_validate, stage_commit, stage_sampled_audit,
 ]

@@ -42,3 +42,9 @@ class L1ApprovalForbidden(DomainError):
     memories.edit_l1_memory permission, so neither a reviewer nor an API token can."""
 
     http_status = 403
+
+
+class RuleRefusedApproval(DomainError):
+    """An approval the deterministic guard rules still refuse."""
+
+    http_status = 403

@@ -1,26 +1,20 @@
-"""Stage ②c: the layer policy. Deterministic, and it overrides the judge. The hard
-rules are code, not LayerPolicy fields, so no admin edit can switch them off:
-
-- L1 accepts authoritative sources only (a human operator, a system rule update);
-  anything else waits for a person;
-- L4 accepts no outside writes at all;
-- agent inference may not write L1 or L2;
-- L3 needs a tool/system observation, an observation time and a TTL.
-"""
+"""The layer policy stage. Deterministic, and it overrides the judge. The hard rules
+themselves live in governance.hard_rules (the write function checks them again); this
+stage turns them into a decision, and adds the soft ones: L2 needs conditions of
+validity, L3 a tool or system observation whose TTL has not already run out."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime
 
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from governance.funnel import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
+from governance.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
 from governance.models import LayerPolicy
-from memories.constants import Attribution as A
 from memories.constants import Layer, Source
 
-AUTHORITATIVE_SOURCES = {Source.HUMAN, Source.SYSTEM}
 OBSERVING_SOURCES = {Source.TOOL, Source.SYSTEM, Source.HUMAN}
 
 DEFAULT_LAYER = {
@@ -35,41 +29,45 @@ DEFAULT_LAYER = {
 }
 
 
-def l3_ttl_hours(policy: LayerPolicy | None) -> int:
-    return (policy.default_ttl_hours if policy and policy.default_ttl_hours else 24)
-
-
 def has_conditions(c: Candidate) -> bool:
     # A named category or channel is a scope too ("美妆与母婴类目…").
     return bool(c.data.get("conditions") or c.data.get("scope") or c.advertiser or c.business_line
                 or s.has(s.CONDITION, c.content) or s.has(s.DOMAIN, c.content))
 
 
-def _observed_at(c: Candidate):
+def observed_at(c: Candidate, *, received: datetime) -> datetime:
+    """When an L3 signal was observed: the event's own time if it gives one, else when
+    the event arrived."""
     raw = c.data.get("observed_at") if isinstance(c.data, dict) else None
     parsed = parse_datetime(raw) if isinstance(raw, str) else None
     if parsed is not None and timezone.is_naive(parsed):
         parsed = timezone.make_aware(parsed)
-    return parsed or timezone.now()
+    return parsed or received
 
 
 def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome:
     layer = c.layer
     scores = {"layer": layer, "source": c.source, "attribution": c.attribution}
-    if layer == Layer.L4:
-        return StageOutcome("layer_policy", "REJECT", ["L4 accepts no outside writes; only controlled promotion of mature L2 memories"], scores)
-    if c.attribution == A.AGENT_INFERENCE and layer in {Layer.L1, Layer.L2}:
-        return StageOutcome("layer_policy", "REJECT", [f"agent inference may not write {layer}"], scores)
-    if layer == Layer.L1 and c.source not in AUTHORITATIVE_SOURCES:
-        return StageOutcome("layer_policy", "PENDING_REVIEW", [f"L1 accepts authoritative sources only (human, system); source is {c.source}: a person must approve"], scores)
+    now = timezone.now()
+    if layer == Layer.L3:
+        c.observed_at = observed_at(c, received=now)
+    refusal = layer_refusal(layer=layer, source=c.source, attribution=c.attribution, authority=Authority.funnel("funnel"),
+                            observed_at=c.observed_at)
+    if refusal is not None:
+        scores["hard_rule"] = refusal.rule
+        # Only an operator can still make an L1 write happen; every other hard rule is final.
+        decision = "PENDING_REVIEW" if refusal.rule == HardRule.L1_AUTHORITATIVE else "REJECT"
+        return StageOutcome("layer_policy", decision, [refusal.reason], scores)
     if layer == Layer.L2 and not has_conditions(c):
         return StageOutcome("layer_policy", "PENDING_REVIEW", ["L2 needs conditions of validity (scope, advertiser or 'when/对于…' clause)"], scores)
     if layer == Layer.L3:
         if c.source not in OBSERVING_SOURCES:
             return StageOutcome("layer_policy", "PENDING_REVIEW", [f"L3 needs a tool or system observation; source is {c.source}"], scores)
-        c.observed_at = _observed_at(c)
-        ttl = l3_ttl_hours(policies.get(Layer.L3))
-        c.expires_at = timezone.now() + timedelta(hours=ttl)
+        policy = policies.get(Layer.L3)
+        ttl = policy.default_ttl_hours if policy and policy.default_ttl_hours else l3_ttl_hours()
+        c.expires_at = l3_expires_at(c.observed_at, ttl_hours=ttl)
         scores.update(ttl_hours=ttl, observed_at=c.observed_at.isoformat(), expires_at=c.expires_at.isoformat())
-        return StageOutcome("layer_policy", PASS, [f"L3 observation from {c.source}; expires in {ttl} h"], scores)
+        if c.expires_at <= now:
+            return StageOutcome("layer_policy", "REJECT", [f"observed {c.observed_at:%Y-%m-%d %H:%M}, older than the {ttl} h L3 TTL: already stale"], scores)
+        return StageOutcome("layer_policy", PASS, [f"L3 observation from {c.source}; expires {ttl} h after it was observed"], scores)
     return StageOutcome("layer_policy", PASS, [f"{layer} accepts {c.attribution} from {c.source}"], scores)

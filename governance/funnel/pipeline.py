@@ -13,7 +13,7 @@ from governance.funnel import conflict as conflict_stage
 from governance.funnel import validate as validate_stage
 from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
 from governance.funnel.related import find_related
-from governance.funnel.rules import guard_rules
+from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
 from governance.funnel.verifier import verify
@@ -90,7 +90,6 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
         return _with_telemetry(StageOutcome("classify", "REJECT", ["could not classify with enough confidence: " + why[0]], scores), answer.telemetry)
     c.trigger_type = out.trigger_type
     c.fields = dict(out.fields)
-    c.category = c.category or out.trigger_type
     if not c.layer:
         c.layer = DEFAULT_LAYER[c.trigger_type]
     ctx.event.event_type = c.trigger_type
@@ -122,9 +121,16 @@ def stage_value(ctx: FunnelContext) -> StageOutcome:
     return _with_telemetry(outcome, answer.telemetry)
 
 
+def stage_provenance(ctx: FunnelContext) -> StageOutcome:
+    started = time.perf_counter()
+    outcome = provenance_rules(ctx.candidate)
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
 def stage_guard_rules(ctx: FunnelContext) -> StageOutcome:
     started = time.perf_counter()
-    outcome = guard_rules(ctx.candidate)
+    outcome = content_rules(ctx.candidate)
     outcome.latency_ms = (time.perf_counter() - started) * 1000
     return outcome
 
@@ -284,8 +290,18 @@ def new_candidate(*, event: MemoryEvent, content: str, trigger_type: str, layer:
     return Candidate(
         content=content, trigger_type=trigger_type, source=event.source,
         layer=layer or (DEFAULT_LAYER.get(trigger_type, "") if trigger_type else ""), layer_requested=bool(layer),
-        advertiser=event.advertiser, business_line=event.business_line, category=category or trigger_type,
+        advertiser=event.advertiser, business_line=event.business_line, category=category,
         data=dict(event.data or {}),
     )
 
 
+
+
+def candidate_from_payload(payload: dict[str, Any]) -> Candidate:
+    """A parked candidate as the rules see it; attribution is derived again, never read back."""
+    return Candidate(
+        content=str(payload.get("content") or ""), trigger_type=payload.get("trigger_type") or "",
+        source=payload.get("source") or "agent", layer=payload.get("layer") or "", layer_requested=True,
+        advertiser=payload.get("advertiser") or None, business_line=payload.get("business_line") or "",
+        category=payload.get("category") or "", data=dict(payload.get("data") or {}),
+    )

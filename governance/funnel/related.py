@@ -113,7 +113,7 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
     same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
     if c.probe is None:
-        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category))])[0]
+        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
     search_filter = SearchFilter(advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now())
     hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))

@@ -17,7 +17,7 @@ _RELIABILITY = {
 
 def dimensions(c: Candidate, criteria_met: int) -> dict[str, float]:
     t = c.content
-    specific = [bool(s.numbers(t)), s.has(s.METRIC, t), s.has(s.ACTION, t), bool(c.advertiser or c.business_line or c.category)]
+    specific = [bool(s.numbers(t)), s.has(s.METRIC, t), s.has(s.ACTION, t), bool(c.advertiser or c.business_line or c.category or c.trigger_type)]
     actionable = 1.0 if (s.has(s.ACTION, t) or s.has(s.HARD_CONSTRAINT, t) or s.has(s.DECISION_IMPACT, t)) else (0.6 if s.has(s.CONDITION, t) else 0.3)
     if len(t.strip()) < 8:
         actionable *= 0.5

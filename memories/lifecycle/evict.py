@@ -84,6 +84,8 @@ def _capacities() -> dict[str, int]:
 def memories_evict(
     *, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE
 ) -> dict[str, Any]:
+    from governance.hard_rules import Authority
+    from governance.memory_write import governed_lifecycle_transition
     from governance.models import Trace
 
     capacities = _capacities()
@@ -111,21 +113,20 @@ def memories_evict(
                 batch = victims[start : start + batch_size]
 
                 def archive(batch=batch) -> int:
-                    traces = []
-                    for retention, memory_id in batch:
-                        if Memory.objects.filter(pk=memory_id, status=Status.ACTIVE).update(
-                            status=Status.ARCHIVED, valid_to=now, updated_at=now
-                        ):
-                            traces.append(
-                                Trace(
-                                    memory_id=memory_id, stage=EVICT_STAGE, decision="archived", scores=retention.as_dict(),
-                                    reasons=[
-                                        f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
-                                        "lowest retention in scope",
-                                    ],
-                                    created_at=now,
-                                )
-                            )
+                    retentions = {memory_id: retention for retention, memory_id in batch}
+                    moved = governed_lifecycle_transition(memory_ids=list(retentions), from_status=Status.ACTIVE, to_status=Status.ARCHIVED,
+                                                          at=now, authority=Authority.lifecycle("scheduler"), extra={"valid_to": now})
+                    traces = [
+                        Trace(
+                            memory_id=memory_id, stage=EVICT_STAGE, decision="archived", scores=retentions[memory_id].as_dict(),
+                            reasons=[
+                                f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
+                                "lowest retention in scope",
+                            ],
+                            created_at=now,
+                        )
+                        for memory_id in moved
+                    ]
                     Trace.objects.bulk_create(traces)
                     archived.extend(t.memory_id for t in traces)
                     return len(traces)

@@ -19,6 +19,8 @@ STAGE = "lifecycle.expire"
 def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str = "scheduler") -> dict[str, Any]:
     """Expire every active memory whose expires_at has passed, batch by batch; each batch
     is one short transaction holding its status change and its trace row."""
+    from governance.hard_rules import Authority
+    from governance.memory_write import governed_lifecycle_transition
     from governance.models import Trace
 
     expired_ids: list[int] = []
@@ -44,7 +46,8 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
             layers = dict(
                 Memory.objects.filter(pk__in=still_due).values_list("layer").annotate(n=Count("id")).values_list("layer", "n")
             )
-            Memory.objects.filter(pk__in=still_due).update(status=Status.EXPIRED, valid_to=now, updated_at=now)
+            governed_lifecycle_transition(memory_ids=still_due, from_status=Status.ACTIVE, to_status=Status.EXPIRED, at=now,
+                                          authority=Authority.lifecycle(actor), extra={"valid_to": now})
             Trace.objects.create(
                 stage=STAGE,
                 decision="expired",

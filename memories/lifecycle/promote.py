@@ -48,16 +48,10 @@ def promotion_candidates(*, now: datetime, policy=None) -> QuerySet[Memory]:
     promotion_settled = ReviewItem.objects.filter(
         kind=ReviewKind.PROMOTION, status__in=[ReviewStatus.OPEN, ReviewStatus.REJECTED], memory__isnull=False
     )
+    from governance.hard_rules import mature_l2
+
     return (
-        Memory.objects.filter(
-            layer=Layer.L2,
-            status=Status.ACTIVE,
-            created_at__lte=now - timedelta(days=policy.promotion_min_age_days),
-            importance__gte=policy.promotion_min_importance,
-        )
-        .alias(uses=F("access_count") + F("reinforcement_count"))
-        .filter(uses__gte=policy.promotion_min_recalls)
-        .exclude(grounding=Grounding.UNSUPPORTED)
+        mature_l2(Memory.objects.all(), now=now, policy=policy)
         .exclude(pk__in=conflicted.filter(memory__isnull=False).values("memory_id"))
         .exclude(pk__in=conflicted.filter(related_memory__isnull=False).values("related_memory_id"))
         .exclude(pk__in=promotion_settled.values("memory_id"))
@@ -102,10 +96,12 @@ def template_candidate(source: Memory) -> dict[str, Any]:
     }
 
 
-def _write_template(*, source: Memory) -> Memory:
-    from governance.funnel.commit import write_payload
+def _write_template(*, source: Memory, actor: str) -> Memory:
+    from governance.hard_rules import Authority, WriteOrigin
+    from governance.memory_write import Proposal, governed_write
 
-    return write_payload(payload=template_candidate(source), derived_from=[source])
+    return governed_write(proposal=Proposal.from_payload(template_candidate(source)),
+                          authority=Authority.lifecycle(f"lifecycle:{actor}", origin=WriteOrigin.PROMOTION), derived_from=[source])
 
 
 def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any], auto: bool):
@@ -149,7 +145,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
                          reasons=["age, use, importance and grounding meet the L2 policy", "no open conflict"],
                          provider="lifecycle", created_at=now)
     if auto:
-        template = _write_template(source=source)
+        template = _write_template(source=source, actor=actor)
         event.memory = template
         event.save(update_fields=["memory"])
         Trace.objects.create(event=event, memory=template, seq=2, stage=STAGE, decision="WRITE",

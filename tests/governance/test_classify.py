@@ -41,5 +41,5 @@ def test_chatter_is_not_classified(text):
 def test_low_confidence_rejects_before_the_funnel(ingest):
     d = ingest("今天天气不错，大家辛苦了", source="agent")
     assert d.action == "REJECT" and d.layer is None
-    assert [s["stage"] for s in d.stages] == ["safety", "classify", "decision"]
+    assert [s["stage"] for s in d.stages] == ["safety", "provenance", "classify", "decision"]
     assert "could not classify" in d.reasons[0]

@@ -33,7 +33,7 @@ def test_ingest_json_has_the_contract_shape_and_stages(cli):
     assert code == 0, err
     assert {"action", "layer", "memory_id", "event_id", "reasons"} <= set(body)
     assert body["action"] == "WRITE" and body["layer"] == "L2"
-    assert [s["stage"] for s in body["stages"]][:3] == ["safety", "classify", "value"]
+    assert [s["stage"] for s in body["stages"]][:3] == ["safety", "provenance", "classify"]
     assert Memory.objects.get(pk=body["memory_id"]).advertiser == "brand_A"
 
 
@@ -41,7 +41,7 @@ def test_ingest_json_has_the_contract_shape_and_stages(cli):
 def test_ingest_explain_walks_the_stages_in_order(cli):
     code, out, _ = cli("ingest", "The user insisted: never run feed ads on weekends for brand_B", "--source", "user", "--advertiser", "brand_B", "--explain")
     assert code == 0
-    order = [out.index(f"[{stage}]") for stage in ("safety", "classify", "value", "guard_rules", "judge", "layer_policy", "conflict", "validate", "decision")]
+    order = [out.index(f"[{stage}]") for stage in ("safety", "provenance", "classify", "guard_rules", "value", "judge", "layer_policy", "conflict", "validate", "decision")]
     assert order == sorted(order)
     assert "WRITE L2 memory #" in out
 

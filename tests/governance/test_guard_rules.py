@@ -29,7 +29,7 @@ def test_assistant_suggestion_without_confirmation_is_rejected(trigger, text):
     d = trigger("strategy_execution", summary=text, data=STRATEGY_DATA, source="assistant", advertiser="brand_A")
     assert d.action == "REJECT"
     assert any("suggestion" in r for r in d.reasons)
-    assert stage(_decision(d), "guard_rules")["decision"] == "REJECT"
+    assert stage(_decision(d), "provenance")["decision"] == "REJECT"
     assert not Memory.objects.exists()
 
 
@@ -112,11 +112,11 @@ def test_number_conclusion_grounded_in_data_passes(trigger):
 def test_every_stage_reached_has_a_trace(ingest):
     d = ingest("用户纠正：brand_A 医药OTC类目出价不要超过1.5元，以后按这个执行", source="user", advertiser="brand_A")
     stages = list(Trace.objects.filter(event_id=d.event_id).order_by("seq").values_list("stage", flat=True))
-    assert stages == ["safety", "classify", "value", "guard_rules", "judge", "layer_policy", "conflict", "validate", "decision"]
+    assert stages == ["safety", "provenance", "classify", "guard_rules", "value", "judge", "layer_policy", "conflict", "validate", "decision"]
     assert Memory.objects.get(pk=d.memory_id).events.get().pk == d.event_id
 
 
 def test_rejected_early_stops_tracing(ingest):
     d = ingest("好的，谢谢", source="user")
     assert d.action == "REJECT"
-    assert list(Trace.objects.filter(event_id=d.event_id).values_list("stage", flat=True)) == ["safety", "classify", "decision"]
+    assert list(Trace.objects.filter(event_id=d.event_id).values_list("stage", flat=True)) == ["safety", "provenance", "classify", "decision"]

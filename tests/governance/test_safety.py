@@ -99,7 +99,7 @@ def test_exception_mid_funnel_leaves_nothing_behind(after):
     assert not ReviewItem.objects.exists()
     # The same funnel without the fault commits everything together.
     d = event_ingest(text="用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A")
-    assert d.action == "WRITE" and Trace.objects.filter(event_id=d.event_id).count() == 9
+    assert d.action == "WRITE" and Trace.objects.filter(event_id=d.event_id).count() == 10
 
 
 def test_exception_before_the_transaction_leaves_nothing_either():
