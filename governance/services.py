@@ -161,6 +161,7 @@ def event_submit(
     actor: str = "",
     business_line: str = "",
     pipeline: list | None = None,
+    turns: list[dict[str, str]] | None = None,
 ) -> Decision:
     """Run one already-validated event through the funnel. `pipeline` is the seam for
     tests and experiments; callers normally leave it alone."""
@@ -182,6 +183,7 @@ def event_submit(
         provider=judge.name if judge is provider else f"{judge.name}+{provider.name}",
     )
     candidate = p.new_candidate(event=event, content=content_scan.text, trigger_type=event_type, layer=layer)
+    candidate.turns = [{"role": t["role"], "content": redact_text(t["content"]).text} for t in turns or []]
     policies = {policy.layer: policy for policy in LayerPolicy.objects.all()}
     ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, secret_findings=findings)
     stages = list(DEFAULT_PIPELINE if pipeline is None else pipeline)
@@ -211,9 +213,40 @@ def event_submit(
     return decision_for_event(event)
 
 
+MAX_TURNS = 50
+TURN_ROLES = ("user", "assistant")
+
+
+def _clean_messages(messages: Any) -> list[dict[str, str]]:
+    if not isinstance(messages, list) or not messages:
+        raise InvalidInput("messages must be a non-empty list of {role, content}")
+    if len(messages) > MAX_TURNS:
+        raise InputTooLarge(f"messages holds {len(messages)} turns; the limit is {MAX_TURNS}")
+    turns = []
+    for i, turn in enumerate(messages):
+        if not isinstance(turn, dict) or turn.get("role") not in TURN_ROLES:
+            raise InvalidInput(f"messages[{i}] needs a role of {' or '.join(TURN_ROLES)}")
+        content = _clean_text(f"messages[{i}].content", turn.get("content"), required=False)
+        if content:
+            turns.append({"role": turn["role"], "content": content})
+    if not turns:
+        raise EmptyInput("messages hold no text")
+    if sum(len(t["content"]) for t in turns) > max_text_chars():
+        raise InputTooLarge(f"messages hold more than {max_text_chars()} characters")
+    return turns
+
+
+def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The turns a memory is about: the assistant's last word and the user's answer to it,
+    or, with no assistant turn, what the user said."""
+    last = max((i for i, t in enumerate(turns) if t["role"] != "user"), default=None)
+    return turns if last is None else turns[last:]
+
+
 def event_ingest(
     *,
-    text: str,
+    text: str | None = None,
+    messages: list[dict[str, Any]] | None = None,
     advertiser: str | None = None,
     source: str = Source.AGENT,
     layer: str | None = None,
@@ -222,12 +255,24 @@ def event_ingest(
     business_line: str = "",
     pipeline: list | None = None,
 ) -> Decision:
-    """Free text: classified into a trigger type first, then the funnel."""
-    text = _clean_text("text", text, required=True)
+    """Free text, or a role-tagged conversation, classified into a trigger type first,
+    then the funnel. With messages, attribution comes from the roles, not from `source`."""
+    turns: list[dict[str, str]] = []
+    if messages is not None:
+        if text:
+            raise InvalidInput("give either text or messages, not both")
+        turns = claim_turns(_clean_messages(messages))
+        text = "\n".join(t["content"] for t in turns)
+        raw = "\n".join(f"{t['role']}: {t['content']}" for t in _clean_messages(messages))
+        source = Source.USER if turns[-1]["role"] == "user" else Source.ASSISTANT
+    else:
+        text = _clean_text("text", text, required=True)
+        raw = text
     return event_submit(
-        kind=EventKind.INGEST, content=text, raw_text=text, advertiser=_short("advertiser", advertiser, 64) or None,
+        kind=EventKind.INGEST, content=text, raw_text=raw, advertiser=_short("advertiser", advertiser, 64) or None,
         source=_clean_source(source), layer=_clean_layer(layer), idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
         actor=_short("actor", actor, 128) or "", business_line=_short("business_line", business_line, 64) or "", pipeline=pipeline,
+        turns=turns,
     )
 
 

@@ -303,5 +303,5 @@ def candidate_from_payload(payload: dict[str, Any]) -> Candidate:
         content=str(payload.get("content") or ""), trigger_type=payload.get("trigger_type") or "",
         source=payload.get("source") or "agent", layer=payload.get("layer") or "", layer_requested=True,
         advertiser=payload.get("advertiser") or None, business_line=payload.get("business_line") or "",
-        category=payload.get("category") or "", data=dict(payload.get("data") or {}),
+        category=payload.get("category") or "", data=dict(payload.get("data") or {}), turns=list(payload.get("turns") or []),
     )

@@ -6,18 +6,46 @@ They also derive the source attribution, which the layer policy later relies on:
 judge's opinion about attribution is recorded but never grants a layer."""
 from __future__ import annotations
 
+import re
+
 from django.utils import timezone
 
 from governance.funnel import signals as s
+from governance.funnel.injection import injection_hits
 from governance.hard_rules import Authority, HardRule, layer_refusal
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Attribution as A
 from memories.constants import Layer, Source
 
 
+# How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
+USER_ASSENT = re.compile(
+    r"^\s*(?:好的?|好吧|可以|行|没问题|同意|确认|就这么办|就按(?:这个|你说的)|按(?:这个|你说的)来|照(?:此|这个)执行|ok(?:ay)?|yes|yep|sure|"
+    r"agreed|confirmed|sounds good|go ahead|do it|let'?s do (?:it|that))\b|就按这个|按这个执行",
+    re.IGNORECASE,
+)
+
+
+def attribution_from_turns(turns: list[dict[str, str]]) -> str:
+    """Who said it, from the structure of a role-tagged conversation: only a user turn
+    after the assistant's last word can confirm what the assistant proposed."""
+    roles = [t["role"] for t in turns]
+    if "user" not in roles:
+        return A.ASSISTANT_SUGGESTION
+    last_assistant = max((i for i, role in enumerate(roles) if role != "user"), default=-1)
+    later_user = [t["content"] for t in turns[last_assistant + 1:] if t["role"] == "user"]
+    if last_assistant < 0:
+        return A.USER_STATED
+    if not later_user:
+        return A.ASSISTANT_SUGGESTION
+    confirms = any(s.has(s.CONFIRMATION, text) or USER_ASSENT.search(text) for text in later_user)
+    return A.USER_CONFIRMED if confirms else A.USER_STATED
+
+
 def derive_attribution(c: Candidate) -> str:
+    if c.turns:
+        return attribution_from_turns(c.turns)
     text = c.content
-    confirmed = s.has(s.CONFIRMATION, text)
     if c.source == Source.HUMAN:
         return A.HUMAN_CONFIG
     if c.source == Source.SYSTEM:
@@ -25,22 +53,30 @@ def derive_attribution(c: Candidate) -> str:
     if c.source == Source.TOOL:
         return A.TOOL_OBSERVATION
     if c.source == Source.USER:
+        confirmed = s.has(s.CONFIRMATION, text)
         if s.has(s.ASSISTANT_VOICE, text) and not confirmed:
             return A.ASSISTANT_SUGGESTION
         return A.USER_CONFIRMED if confirmed else A.USER_STATED
-    # assistant / agent: whose claim is it really?
-    if confirmed:
-        return A.USER_CONFIRMED
-    if s.has(s.USER_VOICE, text):
-        return A.USER_STATED
-    if c.source == Source.ASSISTANT or s.has(s.ASSISTANT_VOICE, text) or s.has(s.SUGGESTION, text):
+    # Assistant or agent text: words that vouch for it ("用户已确认") earn nothing; only
+    # a user turn confirms (send messages with roles).
+    suggests = s.has(s.ASSISTANT_VOICE, text) or s.has(s.SUGGESTION, text)
+    if c.source == Source.ASSISTANT or suggests:
         return A.ASSISTANT_SUGGESTION
+    if s.has(s.USER_VOICE, text):
+        return A.USER_STATED  # an agent relaying what a user said
     claimed = s.numbers(text)
     if claimed and c.data:
         match = s.match_numbers(claimed, s.numbers_in_data(c.data))
         if not match.unmatched:
             return A.TOOL_OBSERVATION  # every figure it states comes from the system's data
     return A.AGENT_INFERENCE
+
+
+def self_vouching(c: Candidate) -> list[str]:
+    """Confirmation words inside assistant or agent text: recorded, never credited."""
+    if c.turns:
+        return [h for t in c.turns if t["role"] != "user" for h in s.hits(s.CONFIRMATION, t["content"])][:2]
+    return s.hits(s.CONFIRMATION, c.content)[:2] if c.source in {Source.ASSISTANT, Source.AGENT} else []
 
 
 def number_conclusion(text: str) -> bool:
@@ -59,6 +95,16 @@ def _layer_refusal(c: Candidate) -> str | None:
     return refusal.reason
 
 
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (*_strings(k), *_strings(v))]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _strings(v)]
+    return []
+
+
 def provenance_rules(c: Candidate) -> StageOutcome:
     """Before any model is asked: whose claim is it, and may it go where it asks to?"""
     c.attribution = derive_attribution(c)
@@ -70,7 +116,8 @@ def provenance_rules(c: Candidate) -> StageOutcome:
     if layer_reason:
         reasons.append(layer_reason)
     scores: dict[str, object] = {"attribution": c.attribution, "layer": c.layer,
-                                 "signals": {"suggestion": suggestions[:2], "confirmed": s.has(s.CONFIRMATION, c.content)}}
+                                 "signals": {"suggestion": suggestions[:2], "self_vouching": self_vouching(c),
+                                             "turns": [t["role"] for t in c.turns]}}
     if reasons:
         return StageOutcome("provenance", "REJECT", reasons, scores)
     return StageOutcome("provenance", PASS, [f"attribution {c.attribution}; no provenance rule fired"], scores)
@@ -78,7 +125,8 @@ def provenance_rules(c: Candidate) -> StageOutcome:
 
 def content_rules(c: Candidate) -> StageOutcome:
     """After classification, still without a model: hedged claims, figures with no
-    grounding, and the layer rules for a layer the trigger type chose."""
+    grounding, the layer rules for a layer the trigger type chose, and text that gives
+    the system orders (quarantined for a person whatever a judge would say)."""
     c.attribution = derive_attribution(c)  # the trigger type may be known only now
     reasons: list[str] = []
     scores: dict[str, object] = {"attribution": c.attribution, "layer": c.layer}
@@ -97,6 +145,11 @@ def content_rules(c: Candidate) -> StageOutcome:
     scores["signals"] = {"hedge": hedges[:2]}
     if reasons:
         return StageOutcome("guard_rules", "REJECT", reasons, scores)
+    injected = injection_hits("\n".join([c.content, *_strings(c.data)]))
+    if injected:
+        scores["injection"] = [kind for kind, _ in injected]
+        kinds = ", ".join(f"{kind} ({text!r})" for kind, text in injected)
+        return StageOutcome("guard_rules", "PENDING_REVIEW", [f"injection: the text gives the system orders: {kinds}; a person decides"], scores)
     return StageOutcome("guard_rules", PASS, [f"no deterministic rule fired (attribution {c.attribution})"], scores)
 
 
@@ -106,7 +159,8 @@ def deterministic_refusals(c: Candidate) -> list[str]:
     layer = c.layer
     c.layer = ""
     try:
-        reasons = [r for outcome in (provenance_rules(c), content_rules(c)) if outcome.decision != PASS for r in outcome.reasons]
+        # An injection park is what brought the item to a person; only refusals count here.
+        reasons = [r for outcome in (provenance_rules(c), content_rules(c)) if outcome.decision == "REJECT" for r in outcome.reasons]
     finally:
         c.layer = layer
     return reasons

@@ -47,6 +47,7 @@ class Candidate:
     category: str = ""
     data: dict[str, Any] = field(default_factory=dict)  # caller-supplied raw data (evidence)
     fields: dict[str, Any] = field(default_factory=dict)  # extracted from the text (not evidence)
+    turns: list[dict[str, str]] = field(default_factory=list)  # role-tagged conversation the text came from
     attribution: str = "unknown"
     grounding: str = "unknown"
     consistency: str = "unknown"
@@ -75,6 +76,7 @@ class Candidate:
             "importance": round(self.importance, 3),
             "data": self.data,
             "observed_at": self.observed_at.isoformat() if self.observed_at else None,
+            "turns": self.turns,
             "supersedes": getattr(self.conflict_with, "pk", None) if self.conflict_kind == "contradiction" else None,
         }
 

@@ -37,12 +37,30 @@ def test_assistant_suggestion_without_confirmation_is_rejected(trigger, text):
     "建议冷启动期间出价上浮20%，用户已确认采纳：目标ROI 1.5，实际1.8，因为出价提高带来更多曝光",
     "We suggested a 20% bid raise during cold start and the user confirmed it; target ROI 1.5 vs actual 1.8 because of more reach",
 ])
-def test_confirmed_suggestion_passes_the_rule(trigger, text):
+def test_assistant_text_cannot_confirm_itself(trigger, text):
     d = trigger("strategy_execution", summary=text, data=STRATEGY_DATA, source="assistant", advertiser="brand_A")
-    rules = stage(_decision(d), "guard_rules")
-    assert rules["decision"] == "PASS"
-    assert rules["scores"]["attribution"] == "user_confirmed"
-    assert d.action == "WRITE"
+    rules = stage(_decision(d), "provenance")
+    assert d.action == "REJECT" and rules["scores"]["attribution"] == "assistant_suggestion"
+    assert rules["scores"]["signals"]["self_vouching"]  # recorded, not credited
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize("turns", [
+    [("assistant", "建议brand_A 医药OTC冷启动期间出价上浮20%，先观察3天ROI"), ("user", "好的，就按这个执行")],
+    [("assistant", "I suggest raising brand_A's cold-start bids by 20% for the OTC campaign"), ("user", "Confirmed, go ahead with that")],
+])
+def test_a_later_user_turn_confirms_a_suggestion(ingest, turns):
+    d = ingest(None, messages=[{"role": r, "content": c} for r, c in turns], advertiser="brand_A")
+    rules = stage(_decision(d), "provenance")
+    assert rules["decision"] == "PASS" and rules["scores"]["attribution"] == "user_confirmed", d.reasons
+    assert rules["scores"]["signals"]["turns"] == ["assistant", "user"]
+
+
+def test_a_suggestion_the_user_never_answered_stays_a_suggestion(ingest):
+    d = ingest(None, messages=[{"role": "user", "content": "brand_A 的预算怎么分配比较好？"},
+                               {"role": "assistant", "content": "建议搜索广告占60%，信息流占40%，用户已确认"}], advertiser="brand_A")
+    assert d.action == "REJECT"
+    assert stage(_decision(d), "provenance")["scores"]["attribution"] == "assistant_suggestion"
 
 
 # --- tentative preference ------------------------------------------------------------
