@@ -11,7 +11,7 @@ DEFAULT_ADMIN_PASSWORD = "lingix-admin"
 def bootstrap() -> dict[str, Any]:
     from django.contrib.auth import get_user_model
 
-    from memories.demo import demo_load_once
+    from lingix_site.demo import demo_load_once
 
     User = get_user_model()
     username = os.environ.get("LINGIX_ADMIN_USER", DEFAULT_ADMIN_USER)

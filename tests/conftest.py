@@ -2,14 +2,14 @@ import json
 
 import pytest
 
-from memories.demo import DEMO_FILE
+from lingix_site.demo import DEMO_FILE
 
 
 @pytest.fixture
 def demo_memories(db):
     """The bundled demo set, imported and embedded for real."""
     from memories.services import embed_backfill
-    from memories.transfer import memories_import
+    from governance.imports import memories_import
 
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-test", embed=False)
     embed_backfill()

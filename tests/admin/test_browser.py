@@ -30,8 +30,8 @@ pytestmark = [
 def morning(transactional_db, django_user_model):
     from django.contrib.auth.models import Group
 
-    from memories.transfer import memories_import
-    from memories.demo import DEMO_FILE
+    from governance.imports import memories_import
+    from lingix_site.demo import DEMO_FILE
 
     # Background knowledge, so the dashboard and the similarity panel have something to show.
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-browser", embed=True)

@@ -3,7 +3,7 @@ from datetime import timedelta
 
 from governance.models import Trace
 from memories.constants import Status, Tier
-from memories.lifecycle.evict import EVICT_STAGE, TIER_STAGE, memories_decay_and_evict, memories_evict, memories_retier
+from governance.lifecycle.evict import EVICT_STAGE, TIER_STAGE, memories_decay_and_evict, memories_evict, memories_retier
 from memories.models import Memory
 from tests.lifecycle.conftest import T0
 

@@ -5,7 +5,7 @@ import pytest
 
 from governance.models import Trace
 from memories.constants import Status
-from memories.lifecycle.expire import STAGE, memories_expire
+from governance.lifecycle.expire import STAGE, memories_expire
 from memories.models import Memory
 from memories.selectors import memory_search
 from tests.lifecycle.conftest import T0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memories.demo import DEMO_FILE
+from lingix_site.demo import DEMO_FILE
 from tests.subprocess_env import isolated_env
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,8 @@ from memories.constants import Status
 from memories.models import Memory
 from memories.selectors import memories_for_export
 from memories.services import memory_reinforce, memory_set_status, memory_supersede
-from memories.transfer import ImportFailed, export_lines, memories_import
+from governance.imports import ImportFailed, memories_import
+from memories.transfer import export_lines
 from tests.conftest import jsonl
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from memories.exceptions import InvalidInput
-from memories.backup import database_backup, database_restore
+from lingix_site.backup import database_backup, database_restore
 from memories.models import Memory
 from memories.selectors import memory_search
 

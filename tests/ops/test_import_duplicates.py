@@ -4,7 +4,7 @@ import json
 import pytest
 
 from memories.models import Memory
-from memories.transfer import ImportFailed, memories_import
+from governance.imports import ImportFailed, memories_import
 
 pytestmark = pytest.mark.django_db
 

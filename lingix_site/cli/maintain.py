@@ -27,15 +27,15 @@ def _as_of(raw: str | None) -> datetime:
 
 def _run_task(name: str, now: datetime) -> dict[str, Any]:
     if name == "expire":
-        from memories.lifecycle.expire import memories_expire
+        from governance.lifecycle.expire import memories_expire
 
         return memories_expire(now=now, actor="cli")
     if name == "promote":
-        from memories.lifecycle.promote import memories_promote
+        from governance.lifecycle.promote import memories_promote
 
         return memories_promote(now=now, actor="cli")
     if name == "evict":
-        from memories.lifecycle.evict import memories_decay_and_evict
+        from governance.lifecycle.evict import memories_decay_and_evict
 
         return memories_decay_and_evict(now=now)
     if name == "backfill":
@@ -60,7 +60,7 @@ def _maintain_run(args) -> dict[str, Any]:
     for name in names:
         try:
             result[name] = _run_task(name, now)
-        except Exception as exc:  # noqa: BLE001 - one failing job must not hide the others' results
+        except Exception as exc:  # one failing job must not hide the others' results
             first_line = str(exc).splitlines()[0] if str(exc) else ""
             result[name] = {"error": f"{type(exc).__name__}: {first_line}"}
             failed.append(name)

@@ -13,7 +13,9 @@ from typing import Any
 
 from django.db import connection
 
+from governance.audit import audit_record
 from memories.exceptions import InvalidInput
+from memories.models import Memory, SearchState
 
 _REQUIRED_TABLES = {"memories_memory", "memories_memory_fts", "governance_memoryevent", "django_migrations"}
 
@@ -88,9 +90,6 @@ def _check_pg_backup(path: Path) -> None:
 
 def database_restore(*, path: str, actor: str) -> dict[str, Any]:
     """Replace the whole database with the backup at `path`."""
-    from governance.audit import audit_record
-    from memories.models import Memory, SearchState
-
     source = Path(path)
     if not source.is_file():
         raise InvalidInput(f"no such backup file: {source}")

@@ -11,7 +11,7 @@ def _backup_args(parser) -> None:
 
 
 def _backup_run(args) -> dict[str, Any]:
-    from memories.backup import database_backup
+    from lingix_site.backup import database_backup
 
     return database_backup(path=args.file)
 
@@ -22,7 +22,7 @@ def _restore_args(parser) -> None:
 
 
 def _restore_run(args) -> dict[str, Any]:
-    from memories.backup import database_restore
+    from lingix_site.backup import database_restore
 
     if not args.yes:
         raise CliError("restore replaces the whole database; add --yes to confirm")

@@ -21,6 +21,10 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
+from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus
+from governance.funnel.commit import write_payload
+from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
+from governance.services import review_item_create
 from memories.constants import Attribution, Grounding, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch
@@ -31,8 +35,6 @@ TEMPLATE_PREFIX = "策略模板："
 
 
 def _policy():
-    from governance.models import LayerPolicy
-
     policy = LayerPolicy.objects.filter(layer=Layer.L2).first()
     if policy is None:
         raise InvalidInput("no L2 layer policy: run migrations")
@@ -40,9 +42,6 @@ def _policy():
 
 
 def promotion_candidates(*, now: datetime, policy=None) -> QuerySet[Memory]:
-    from governance.constants import ReviewKind, ReviewStatus
-    from governance.models import ReviewItem
-
     policy = policy or _policy()
     conflicted = ReviewItem.objects.filter(kind=ReviewKind.CONFLICT, status=ReviewStatus.OPEN)
     promotion_settled = ReviewItem.objects.filter(
@@ -103,15 +102,10 @@ def template_candidate(source: Memory) -> dict[str, Any]:
 
 
 def _write_template(*, source: Memory) -> Memory:
-    from governance.funnel.commit import write_payload
-
     return write_payload(payload=template_candidate(source), derived_from=[source])
 
 
 def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any], auto: bool):
-    from governance.constants import Action, EventKind, EventStatus
-    from governance.models import MemoryEvent
-
     return MemoryEvent.objects.create(
         kind=EventKind.PROMOTION,
         source=Source.SYSTEM,
@@ -133,10 +127,6 @@ def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any
 
 
 def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[str, Any] | None:
-    from governance.constants import ReviewKind
-    from governance.models import Trace
-    from governance.services import review_item_create
-
     # Re-read inside the transaction: a concurrent review, supersede or eviction may
     # have taken the memory out of the running since the candidate query.
     source = promotion_candidates(now=now, policy=policy).filter(pk=memory_id).first()

@@ -1,5 +1,5 @@
 """The memory desk: browse, filter, correct and retire memories. Every write goes through
-memories.admin_services, which traces and audits it; nothing here updates rows itself."""
+governance.admin_edits, which traces and audits it; nothing here updates rows itself."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -12,48 +12,19 @@ from django.utils.text import Truncator
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
-from memories.admin_services import (
+from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
+from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
     memory_admin_edit,
     memory_admin_reembed,
     memory_admin_set_status,
     memory_can_change,
 )
+from governance.models import MemoryEvent
 from memories.constants import Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.selectors import memory_history
-
-
-class AdvertiserFilter(admin.SimpleListFilter):
-    title = _("advertiser")
-    parameter_name = "advertiser"
-    GLOBAL = "__global__"
-
-    def lookups(self, request, model_admin):
-        names = (
-            model_admin.get_queryset(request).exclude(advertiser__isnull=True).values_list("advertiser", flat=True).distinct().order_by("advertiser")
-        )
-        return [(self.GLOBAL, _("global (no advertiser)"))] + [(name, name) for name in names]
-
-    def queryset(self, request, queryset):
-        if self.value() == self.GLOBAL:
-            return queryset.filter(advertiser__isnull=True)
-        if self.value():
-            return queryset.filter(advertiser=self.value())
-        return queryset
-
-
-class BusinessLineFilter(admin.SimpleListFilter):
-    title = _("business line")
-    parameter_name = "business_line"
-
-    def lookups(self, request, model_admin):
-        names = model_admin.get_queryset(request).exclude(business_line="").values_list("business_line", flat=True).distinct().order_by("business_line")
-        return [(name, name) for name in names]
-
-    def queryset(self, request, queryset):
-        return queryset.filter(business_line=self.value()) if self.value() else queryset
 
 
 @admin.register(Memory)
@@ -136,8 +107,6 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description=_("source events"))
     def source_events(self, obj):
         chain_ids = [m.pk for m in memory_history(memory=obj)]
-        from governance.models import MemoryEvent
-
         events = MemoryEvent.objects.filter(memory_id__in=chain_ids).order_by("created_at")
         if not events:
             return _("none recorded (demo data or a trusted import without an event)")
@@ -215,4 +184,3 @@ class MemoryAdmin(admin.ModelAdmin):
     def reembed_selected(self, request, queryset):
         n = memory_admin_reembed(memories=list(queryset.only("id")), user=request.user)
         self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)
-

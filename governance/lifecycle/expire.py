@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count
 
+from governance.models import Trace
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch
 from memories.models import Memory
@@ -19,8 +20,6 @@ STAGE = "lifecycle.expire"
 def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str = "scheduler") -> dict[str, Any]:
     """Expire every active memory whose expires_at has passed, batch by batch; each batch
     is one short transaction holding its status change and its trace row."""
-    from governance.models import Trace
-
     expired_ids: list[int] = []
     by_layer: dict[str, int] = {}
     batches = 0

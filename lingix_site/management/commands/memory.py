@@ -1,40 +1,37 @@
 """`python manage.py memory <subcommand>`: the operator's CLI (CONTRACT.md).
 
-Subcommands live beside the services they call; this file only dispatches, prints and
-turns every failure into one line on stderr."""
+Subcommands live in the app whose services they call (memories.cli, governance.cli,
+api.cli, lingix_site.cli); this file, at the top of the dependency order, imports each of
+them, dispatches, prints and turns every failure into one line on stderr."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from api import cli as api_cli
+from governance.cli import funnel as funnel_cli, importing as import_cli
+from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+from lingix_site.cli import backup as backup_cli, maintain as maintain_cli, site as site_cli
+from memories.cli import commands as memory_cli
 from memories.cli.base import CliError, Subcommand
+from memories.exceptions import DomainError
 
-# Each module exposes COMMANDS: list[Subcommand].
-SUBCOMMAND_MODULES = [
-    "memories.cli.commands",
-    "memories.cli.backup",
-    "api.cli",
-    "memories.cli.maintain",
-    "governance.cli",
-]
+# Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
+SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli]
 
 
 def _subcommands() -> list[Subcommand]:
-    found: list[Subcommand] = []
-    for module_name in SUBCOMMAND_MODULES:
-        found.extend(importlib.import_module(module_name).COMMANDS)
-    return found
+    return [sub for module in SUBCOMMAND_MODULES for sub in module.COMMANDS]
 
 
 class _OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (plus exit code 2), never a usage dump."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> None:
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         raise SystemExit(2)
 
@@ -68,9 +65,6 @@ class Command(BaseCommand):
         self.run_from_argv(["manage.py", "memory", *args, *options.get("argv", [])])
 
     def _dispatch(self, args: argparse.Namespace) -> int:
-        from governance.providers.config import ProviderNotConfigured, resolve_provider_name
-        from memories.exceptions import DomainError
-
         sub: Subcommand = args._sub
         prefix = f"memory {sub.name}: error:"
         try:
@@ -91,7 +85,7 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             sys.stderr.write(f"{prefix} interrupted\n")
             return 130
-        except Exception as exc:  # noqa: BLE001 - the contract is one line, never a traceback
+        except Exception as exc:  # the contract is one line, never a traceback
             sys.stderr.write(f"{prefix} unexpected {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n")
             return 1
         if result.pop("_streamed", False):

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db.models import Count
 
+from governance.models import LayerPolicy, Trace
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch, chunks
 from memories.lifecycle.retention import DEFAULT_RETENTION, RetentionConfig, memory_retention, next_tier
@@ -31,8 +32,6 @@ _SCORING_FIELDS = (
 def memories_retier(
     *, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE
 ) -> dict[str, Any]:
-    from governance.models import Trace
-
     ids = list(
         Memory.objects.filter(status=Status.ACTIVE).exclude(layer=Layer.L1).order_by("id").values_list("id", flat=True)
     )
@@ -73,8 +72,6 @@ def _tier_reason(old: str, new: str) -> str:
 
 
 def _capacities() -> dict[str, int]:
-    from governance.models import LayerPolicy
-
     return {
         policy.layer: policy.capacity_per_advertiser
         for policy in LayerPolicy.objects.exclude(layer=Layer.L1).exclude(capacity_per_advertiser__isnull=True)
@@ -84,8 +81,6 @@ def _capacities() -> dict[str, int]:
 def memories_evict(
     *, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE
 ) -> dict[str, Any]:
-    from governance.models import Trace
-
     capacities = _capacities()
     archived: list[int] = []
     scopes: list[dict[str, Any]] = []

@@ -4,15 +4,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from governance.imports import memories_import
+from governance.models import AuditLog
+from memories.services import embed_backfill
+
 DEMO_FILE = Path(__file__).resolve().parent / "fixtures" / "demo_memories.jsonl"
 
 
 def demo_load_once() -> dict[str, Any]:
     """Load the demo set unless it was loaded before (an audit entry remembers)."""
-    from governance.models import AuditLog
-    from memories.services import embed_backfill
-    from memories.transfer import memories_import
-
     if AuditLog.objects.filter(event_type="memory.import", extra_data__label="demo").exists():
         return {"loaded": False, "reason": "demo data was loaded before"}
     report = memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="make run", label="demo", embed=False)

@@ -10,6 +10,9 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
+from governance.audit import audit_record
+from governance.constants import Action, EventKind, EventStatus
+from governance.models import LayerPolicy, MemoryEvent, Trace
 from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
@@ -51,10 +54,6 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
     """Apply a person's edit. A content change is a new version (the old one is closed and
     stays in the history); other fields change in place. Either way an admin_edit event
     with one trace row, and an audit entry, are written in the same transaction."""
-    from governance.audit import audit_record
-    from governance.constants import Action, EventKind, EventStatus
-    from governance.models import MemoryEvent, Trace
-
     memory = Memory.objects.select_for_update().get(pk=memory.pk)
     _require_change(user=user, memory=memory)
     unknown = set(changes) - set(ADMIN_EDITABLE_FIELDS)
@@ -137,9 +136,6 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
 @transaction.atomic
 def memory_admin_set_status(*, memory: Memory, user: Any, status: str, note: str = "") -> Memory:
     """Archive or restore one memory, with a trace row and an audit entry."""
-    from governance.audit import audit_record
-    from governance.models import Trace
-
     memory = Memory.objects.select_for_update().get(pk=memory.pk)
     _require_change(user=user, memory=memory)
     allowed_from = _TRANSITIONS.get(status)
@@ -161,8 +157,6 @@ def memory_admin_set_status(*, memory: Memory, user: Any, status: str, note: str
 
 def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
     """Recompute the embeddings of the chosen memories now (an embedder change, a repair)."""
-    from governance.audit import audit_record
-
     ids = [m.pk for m in memories]
     if not user.has_perm("memories.change_memory"):
         raise PermissionDenied(f"{_actor(user)} may not re-embed memories")
@@ -171,7 +165,7 @@ def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
     return done
 
 
-# The soft parameters of a layer; the hard rules are code (governance.funnel.layer_policy).
+# The soft parameters of a layer; the hard rules are code (funnel/layer_policy.py).
 POLICY_TUNABLE_FIELDS = (
     "default_ttl_hours", "capacity_per_advertiser", "promotion_min_age_days", "promotion_min_recalls",
     "promotion_min_importance", "auto_promote", "sampled_audit_rate", "review_importance_below", "review_confidence_below",
@@ -179,11 +173,8 @@ POLICY_TUNABLE_FIELDS = (
 
 
 @transaction.atomic
-def layer_policy_update(*, policy: Any, user: Any, changes: dict[str, Any]) -> Any:
+def layer_policy_update(*, policy: LayerPolicy, user: Any, changes: dict[str, Any]) -> LayerPolicy:
     """An operator's edit of one layer's tunable parameters, audited with before/after."""
-    from governance.audit import audit_record
-    from governance.models import LayerPolicy
-
     if not user.has_perm("governance.change_layerpolicy"):
         raise PermissionDenied(f"{_actor(user)} may not change layer policies")
     unknown = set(changes) - set(POLICY_TUNABLE_FIELDS)

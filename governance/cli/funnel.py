@@ -11,7 +11,7 @@ from memories.cli.base import CliError, Subcommand
 def _actor() -> str:
     try:
         return f"cli:{getpass.getuser()}"
-    except Exception:  # noqa: BLE001 - no login name in some containers
+    except Exception:  # no login name in some containers
         return "cli"
 
 
