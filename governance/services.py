@@ -30,7 +30,8 @@ from governance.funnel.errors import (
 from governance.funnel.secrets import redact_data, redact_text
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
-from governance.providers.config import get_judge, get_provider, max_text_chars
+from governance.providers.config import get_judge, get_provider
+from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput

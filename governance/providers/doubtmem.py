@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from governance.providers import prompts
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderAnswer, ProviderUnavailable, Telemetry
-from governance.providers.openai_judge import ChatJSONClient, extract_json
+from governance.providers.chat import ChatJSONClient, extract_json
 from governance.providers.schemas import DoubtMemOut, JudgeOut
 
 _DOUBT = re.compile(r"<doubt-check>(.*?)</doubt-check>", re.DOTALL | re.IGNORECASE)
