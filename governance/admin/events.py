@@ -36,7 +36,9 @@ class MemoryEventAdmin(ReadOnlyAdmin):
     fieldsets = (
         (None, {"fields": ("kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
         (_("Raw input"), {"fields": ("raw_text", "summary", "data", "idempotency_key")}),
-        (_("Decision"), {"fields": ("status", "action", "decided_layer", "reasons", "memory_link", "provider", "created_at", "decided_at")}),
+        (_("Decision"), {"fields": (
+            "status", "action", "decided_layer", "reasons", "memory_link", "provider", "created_at", "decided_at",
+        )}),
         (_("Stage timeline"), {"fields": ("timeline",)}),
     )
     readonly_fields = (
@@ -56,9 +58,8 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         for trace in traces:
             trace.share = round(trace.latency_ms / total * 100, 1)
         review_items = list(obj.review_items.all())
-        return render_to_string(
-            "admin/governance/memoryevent/timeline.html", {"event": obj, "traces": traces, "total_ms": round(sum(t.latency_ms for t in traces), 2), "review_items": review_items}
-        )
+        context = {"event": obj, "traces": traces, "total_ms": round(sum(t.latency_ms for t in traces), 2), "review_items": review_items}
+        return render_to_string("admin/governance/memoryevent/timeline.html", context)
 
 
 @admin.register(Trace)

@@ -11,9 +11,8 @@ class AdvertiserFilter(admin.SimpleListFilter):
     GLOBAL = "__global__"
 
     def lookups(self, request, model_admin):
-        names = (
-            model_admin.get_queryset(request).exclude(advertiser__isnull=True).values_list("advertiser", flat=True).distinct().order_by("advertiser")
-        )
+        scoped = model_admin.get_queryset(request).exclude(advertiser__isnull=True)
+        names = scoped.values_list("advertiser", flat=True).distinct().order_by("advertiser")
         return [(self.GLOBAL, _("global (no advertiser)"))] + [(name, name) for name in names]
 
     def queryset(self, request, queryset):
@@ -29,7 +28,8 @@ class BusinessLineFilter(admin.SimpleListFilter):
     parameter_name = "business_line"
 
     def lookups(self, request, model_admin):
-        names = model_admin.get_queryset(request).exclude(business_line="").values_list("business_line", flat=True).distinct().order_by("business_line")
+        lined = model_admin.get_queryset(request).exclude(business_line="")
+        names = lined.values_list("business_line", flat=True).distinct().order_by("business_line")
         return [(name, name) for name in names]
 
     def queryset(self, request, queryset):

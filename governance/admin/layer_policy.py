@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.template.loader import render_to_string
-from django.utils.translation import gettext, gettext_lazy as _
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from governance.admin.hard_rules import HARD_RULES
 from governance.admin_edits import layer_policy_update
@@ -34,7 +35,10 @@ class LayerPolicyForm(forms.ModelForm):
 @admin.register(LayerPolicy)
 class LayerPolicyAdmin(admin.ModelAdmin):
     form = LayerPolicyForm
-    list_display = ("layer", "default_ttl_hours", "capacity_per_advertiser", "sampled_audit_rate", "review_importance_below", "review_confidence_below", "auto_promote", "updated_by", "updated_at")
+    list_display = (
+        "layer", "default_ttl_hours", "capacity_per_advertiser", "sampled_audit_rate", "review_importance_below",
+        "review_confidence_below", "auto_promote", "updated_by", "updated_at",
+    )
     readonly_fields = ("layer", "hard_rules", "updated_by", "updated_at", "recent_edits")
     fieldsets = (
         (None, {"fields": ("layer",)}),

@@ -30,7 +30,8 @@ def _import_run(args) -> dict[str, Any]:
         bar.close()
         # All-or-nothing: report every problem, write nothing, exit non-zero.
         result = {"imported": 0, "skipped": 0, "errors": failed.errors}
-        raise CliError(f"import refused, nothing written: {failed.errors[0]}" + (f" (and {len(failed.errors) - 1} more)" if len(failed.errors) > 1 else ""), result) from None
+        more = f" (and {len(failed.errors) - 1} more)" if len(failed.errors) > 1 else ""
+        raise CliError(f"import refused, nothing written: {failed.errors[0]}{more}", result) from None
     bar.close()
     result = report.as_dict()
     if not args.dry_run and not args.no_embed and report.imported:

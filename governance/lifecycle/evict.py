@@ -102,10 +102,14 @@ def memories_evict(
             victims = scored[:excess]
             cutoff = victims[-1][0].score if victims else None
             scope_archived = 0
+            why = [
+                f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
+                "lowest retention in scope",
+            ]
             for start in range(0, len(victims), batch_size):
                 batch = victims[start : start + batch_size]
 
-                def archive(batch=batch) -> int:
+                def archive(batch=batch, why=why) -> int:
                     traces = []
                     for retention, memory_id in batch:
                         if Memory.objects.filter(pk=memory_id, status=Status.ACTIVE).update(
@@ -114,11 +118,7 @@ def memories_evict(
                             traces.append(
                                 Trace(
                                     memory_id=memory_id, stage=EVICT_STAGE, decision="archived", scores=retention.as_dict(),
-                                    reasons=[
-                                        f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
-                                        "lowest retention in scope",
-                                    ],
-                                    created_at=now,
+                                    reasons=list(why), created_at=now,
                                 )
                             )
                     Trace.objects.bulk_create(traces)

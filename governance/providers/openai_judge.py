@@ -21,9 +21,14 @@ class OpenAIJudge(JudgeProvider):
         self.chat = ChatJSONClient(name=self.name, base_url=base_url, model=model, timeout=timeout, max_retries=max_retries)
 
     def classify(self, *, text: str, source: str) -> ProviderAnswer:
-        return self.chat.ask_model(messages=prompts.classify_messages(text=text, source=source), prompt_version=prompts.PROMPT_VERSIONS["classify"], schema=ClassifyOut)
+        return self.chat.ask_model(
+            messages=prompts.classify_messages(text=text, source=source), prompt_version=prompts.PROMPT_VERSIONS["classify"],
+            schema=ClassifyOut,
+        )
 
-    def assess_value(self, *, trigger_type: str, content: str, data: dict[str, Any], source: str, offline_checks: dict[str, tuple[bool, str]]) -> ProviderAnswer:
+    def assess_value(
+        self, *, trigger_type: str, content: str, data: dict[str, Any], source: str, offline_checks: dict[str, tuple[bool, str]]
+    ) -> ProviderAnswer:
         criteria = [{"key": c.key, "zh": c.zh, "en": c.en} for c in VALUE_CRITERIA[trigger_type]]
         return self.chat.ask_model(
             messages=prompts.value_messages(trigger_type=trigger_type, criteria=criteria, content=content, data=data, source=source),
@@ -31,4 +36,6 @@ class OpenAIJudge(JudgeProvider):
         )
 
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer:
-        return self.chat.ask_model(messages=prompts.judge_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["judge"], schema=JudgeOut)
+        return self.chat.ask_model(
+            messages=prompts.judge_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["judge"], schema=JudgeOut
+        )

@@ -103,5 +103,7 @@ def _reflect_render(result: dict[str, Any]) -> str:
 
 COMMANDS = [
     Subcommand("maintain", "run the scheduled lifecycle jobs once, now", _maintain_args, _maintain_run, _maintain_render),
-    Subcommand("reflect", "one reflection pass: stale memories, contradictions, repeated rejects", _reflect_args, _reflect_run, _reflect_render),
+    Subcommand(
+        "reflect", "one reflection pass: stale memories, contradictions, repeated rejects", _reflect_args, _reflect_run, _reflect_render
+    ),
 ]

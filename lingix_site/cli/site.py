@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from governance.status import system_status
 from lingix_site.bootstrap import bootstrap, login_instructions
 from lingix_site.demo import demo_load_once
-from lingix_site.status import system_status
 from memories.cli.base import Subcommand
 
 
@@ -45,6 +45,8 @@ def _bootstrap_render(result: dict[str, Any]) -> str:
 
 COMMANDS = [
     Subcommand("status", "counts by layer and status, embedding coverage, provider, schedules", _status_args, _status_run, _status_render),
-    Subcommand("bootstrap", "first run: create the admin account and load demo data (both once)", _status_args, _bootstrap_run, _bootstrap_render),
+    Subcommand(
+        "bootstrap", "first run: create the admin account and load demo data (both once)", _status_args, _bootstrap_run, _bootstrap_render
+    ),
     Subcommand("seed-demo", "load the bundled demo memories unless they were loaded before", _status_args, _seed_demo_run),
 ]

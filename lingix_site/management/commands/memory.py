@@ -13,9 +13,12 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from api import cli as api_cli
-from governance.cli import funnel as funnel_cli, importing as import_cli
+from governance.cli import funnel as funnel_cli
+from governance.cli import importing as import_cli
 from governance.providers.config import ProviderNotConfigured, resolve_provider_name
-from lingix_site.cli import backup as backup_cli, maintain as maintain_cli, site as site_cli
+from lingix_site.cli import backup as backup_cli
+from lingix_site.cli import maintain as maintain_cli
+from lingix_site.cli import site as site_cli
 from memories.cli import commands as memory_cli
 from memories.cli.base import CliError, Subcommand
 from memories.exceptions import DomainError
