@@ -5,8 +5,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from memories.exceptions import InvalidInput
 from lingix_site.backup import database_backup, database_restore
+from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.selectors import memory_search
 

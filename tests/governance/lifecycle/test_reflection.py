@@ -9,7 +9,7 @@ from governance.models import ReflectionReport, ReviewItem
 from governance.reflection import reflect, reflection_report_dict
 from governance.services import event_ingest
 from memories.models import Memory
-from tests.lifecycle.conftest import T0
+from tests.clock import T0
 
 
 @pytest.fixture

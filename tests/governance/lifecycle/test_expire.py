@@ -8,7 +8,7 @@ from memories.constants import Status
 from governance.lifecycle.expire import STAGE, memories_expire
 from memories.models import Memory
 from memories.selectors import memory_search
-from tests.lifecycle.conftest import T0
+from tests.clock import T0
 
 
 @pytest.fixture

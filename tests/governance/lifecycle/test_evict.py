@@ -5,7 +5,7 @@ from governance.models import Trace
 from memories.constants import Status, Tier
 from governance.lifecycle.evict import EVICT_STAGE, TIER_STAGE, memories_decay_and_evict, memories_evict, memories_retier
 from memories.models import Memory
-from tests.lifecycle.conftest import T0
+from tests.clock import T0
 
 
 def strategy(make_memory, content, *, advertiser="brand_A", layer="L2", days_old=10, importance=6.0, recalls=0, **fields):

@@ -8,13 +8,13 @@ from memories.constants import Status
 from memories.models import Memory
 
 
-def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, run_cli, policy):
+def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, cli, policy):
     brand_a_l2 = sum(1 for m in demo_memories if m.layer == "L2" and m.advertiser == "brand_A")
     policy("L2", capacity_per_advertiser=brand_a_l2 - 1)
     due = make_memory("brand_A 感冒药计划今日ROI异常下降到1.2", layer="L3", advertiser="brand_A", source="tool",
                       expires_at=timezone.now() - timedelta(minutes=1), embed=False)
 
-    code, body, err = run_cli("maintain", "--task", "all", "--json")
+    code, body, err = cli("maintain", "--task", "all", "--json")
 
     assert code == 0, err
     assert set(body) == {"expire", "promote", "evict", "backfill", "snapshot"}
@@ -28,24 +28,24 @@ def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, run
     assert Memory.objects.get(pk=due.pk).status == Status.EXPIRED
 
 
-def test_maintain_one_task_with_a_drill_clock(demo_memories, run_cli):
-    code, body, _ = run_cli("maintain", "--task", "expire", "--as-of", "2099-01-01T00:00:00+08:00", "--json")
+def test_maintain_one_task_with_a_drill_clock(demo_memories, cli):
+    code, body, _ = cli("maintain", "--task", "expire", "--as-of", "2099-01-01T00:00:00+08:00", "--json")
     assert code == 0 and list(body) == ["expire"]
     # Every demo L3 signal has a 24 h TTL: in 2099 they are all past it.
     assert body["expire"]["expired"] == sum(1 for m in demo_memories if m.layer == "L3") > 0
 
 
-def test_maintain_rejects_bad_input_in_one_line(db, run_cli):
-    code, _, err = run_cli("maintain", "--task", "expire", "--as-of", "next tuesday", "--json")
+def test_maintain_rejects_bad_input_in_one_line(db, cli):
+    code, _, err = cli("maintain", "--task", "expire", "--as-of", "next tuesday", "--json")
     assert code == 1 and err.count("\n") == 1 and "--as-of" in err and "Traceback" not in err
-    code, _, err = run_cli("maintain", "--task", "everything", "--json")
+    code, _, err = cli("maintain", "--task", "everything", "--json")
     assert code == 2 and "invalid choice" in err and err.count("\n") == 1
 
 
-def test_reflect_json_returns_the_stored_report(demo_memories, make_memory, run_cli):
+def test_reflect_json_returns_the_stored_report(demo_memories, make_memory, cli):
     make_memory("brand_A 偏好晚间20点-23点加大出价，该时段转化率比白天高12%", advertiser="brand_A", source="user", embed=False)
 
-    code, body, err = run_cli("reflect", "--json")
+    code, body, err = cli("reflect", "--json")
 
     assert code == 0, err
     report = ReflectionReport.objects.get(pk=body["report_id"])
@@ -55,6 +55,6 @@ def test_reflect_json_returns_the_stored_report(demo_memories, make_memory, run_
     assert body["counts"]["contradictions"] == 1 and body["run_by"] == "cli"
 
 
-def test_reflect_rejects_a_bad_window(db, run_cli):
-    code, _, err = run_cli("reflect", "--window-days", "0", "--json")
+def test_reflect_rejects_a_bad_window(db, cli):
+    code, _, err = cli("reflect", "--window-days", "0", "--json")
     assert code == 1 and "--window-days" in err and err.count("\n") == 1

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from memories.models import Memory
 from governance.imports import ImportFailed, memories_import
+from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
 

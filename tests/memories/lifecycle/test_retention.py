@@ -7,7 +7,7 @@ from memories.constants import Layer, Tier
 from memories.lifecycle.retention import (
     DEFAULT_RETENTION, TIER_SHAPE, next_tier, retention_of, weibull_survival,
 )
-from tests.lifecycle.conftest import T0
+from tests.clock import T0
 
 
 def score(*, days_idle=0.0, tier="working", importance=5.0, confidence=0.8, recalls=0, reinforcements=0):

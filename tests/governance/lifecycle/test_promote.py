@@ -10,7 +10,7 @@ from governance.services import review_approve, review_item_create, review_rejec
 from memories.constants import Attribution, Layer, Status
 from governance.lifecycle.promote import STAGE, memories_promote, promotion_candidates
 from memories.models import Memory
-from tests.lifecycle.conftest import T0
+from tests.clock import T0
 
 STRATEGY = "医药OTC冷启动采用三阶段出价：前3天保守出价积累转化，第4-7天逐步提价10%；目标ROI 3.0，实际达到3.4"
 
