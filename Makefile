@@ -10,7 +10,7 @@ PORT   ?= 8000
 # Embedded defaults: SQLite, the bundled embedder and the offline judge.
 export MEMORY_LLM_PROVIDER ?= offline
 
-.PHONY: install run test test-postgres migrate clean chromium
+.PHONY: install run test test-postgres migrate clean chromium lint
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,42 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei || \
 	  { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei; }; }
+
+# Ruff checks the files listed here; the rest of the tree joins once it has been swept.
+RUFF_FILES := \
+	governance/admin/__init__.py \
+	governance/admin/common.py \
+	governance/admin/site.py \
+	governance/admin/filters.py \
+	governance/admin/diff.py \
+	governance/admin/hard_rules.py \
+	governance/admin/records.py \
+	governance/admin/events.py \
+	governance/admin/layer_policy.py \
+	governance/admin/review_compare.py \
+	governance/admin/review_decision.py \
+	governance/tuning.py \
+	governance/status.py \
+	governance/providers/chat.py \
+	governance/providers/config.py \
+	governance/providers/openai_judge.py \
+	governance/providers/doubtmem.py \
+	governance/cli/__init__.py \
+	governance/cli/importing.py \
+	governance/lifecycle/__init__.py \
+	governance/lifecycle/expire.py \
+	governance/lifecycle/evict.py \
+	lingix_site \
+	memories/lifecycle \
+	memories/cli \
+	memories/transfer.py \
+	memories/migrations/0003_schedules.py
+
+# The layering contract (pyproject.toml), no model change without its migration, and ruff.
+lint: install
+	$(VENV)/bin/lint-imports
+	$(PY) manage.py makemigrations --check --dry-run
+	$(VENV)/bin/ruff check $(RUFF_FILES)
 
 test: install chromium
 	$(PY) -m pytest

@@ -97,7 +97,7 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
 
 @api.get("/status", response={200: StatusOut, **COMMON_ERRORS}, tags=["operations"], summary="Counts, embeddings, provider, schedules")
 def status(request):
-    from lingix_site.status import system_status
+    from governance.status import system_status
 
     return system_status()
 

@@ -92,7 +92,7 @@ def run(size: int, progress: Progress) -> dict[str, Any]:
 
     from bench.latency import attach_vectors, import_synthetic, synthetic_texts
     from governance.models import AuditLog
-    from memories.backup import database_backup, database_restore
+    from lingix_site.backup import database_backup, database_restore
     from memories.embeddings import get_embedder
     from memories.models import Memory
 

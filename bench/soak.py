@@ -199,7 +199,7 @@ def _task_pump(stats: Stats, interval: float, deadline: float, stop: threading.E
     try:
         while time.monotonic() < deadline and not stop.is_set():
             for task in TASKS:
-                async_task(f"memories.tasks.{task}", group="soak")
+                async_task(f"lingix_site.tasks.{task}", group="soak")
                 stats.enqueued[task] += 1
             stop.wait(interval)
     finally:
@@ -241,7 +241,7 @@ def _seed_lifecycle_work(seconds: float) -> dict[str, int]:
             made["l2_mature"] += 1
         LayerPolicy.objects.filter(layer="L2").update(capacity_per_advertiser=60, auto_promote=True, promotion_min_age_days=14)
         LayerPolicy.objects.filter(layer="L3").update(capacity_per_advertiser=80)
-        Schedule.objects.filter(func__startswith="memories.tasks.").update(next_run=now)
+        Schedule.objects.filter(func__startswith="lingix_site.tasks.").update(next_run=now)
     return dict(made)
 
 
@@ -385,7 +385,7 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         tasks = {}
         task_failures = []
         for task in TASKS:
-            runs = Task.objects.filter(func=f"memories.tasks.{task}")
+            runs = Task.objects.filter(func=f"lingix_site.tasks.{task}")
             ok = runs.filter(success=True).count()
             failed = list(runs.filter(success=False).values_list("result", flat=True)[:3])
             tasks[task] = {"enqueued": stats.enqueued[task], "succeeded": ok, "failed": runs.count() - ok}

@@ -22,7 +22,7 @@ from typing import Any
 from bench._common import REPO, emit
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_adops_queries.json"
-DEMO = REPO / "memories" / "fixtures" / "demo_memories.jsonl"
+DEMO = REPO / "lingix_site" / "fixtures" / "demo_memories.jsonl"
 
 
 def _jieba():

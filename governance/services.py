@@ -36,7 +36,8 @@ from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
-from governance.providers.config import get_judge, get_provider, max_text_chars
+from governance.providers.config import get_judge, get_provider
+from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput

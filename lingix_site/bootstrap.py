@@ -11,7 +11,7 @@ DEFAULT_ADMIN_PASSWORD = "lingix-admin"
 def bootstrap() -> dict[str, Any]:
     from django.contrib.auth import get_user_model
 
-    from memories.demo import demo_load_once
+    from lingix_site.demo import demo_load_once
 
     User = get_user_model()
     username = os.environ.get("LINGIX_ADMIN_USER", DEFAULT_ADMIN_USER)
@@ -32,6 +32,7 @@ def login_instructions(result: dict[str, Any]) -> str:
         if result["admin_created"]
         else "password: the one set when the account was created"
     )
+    demo = f"loaded {result['demo'].get('imported')} memories" if result["demo"].get("loaded") else "already loaded"
     return "\n".join(
         [
             "",
@@ -40,7 +41,7 @@ def login_instructions(result: dict[str, Any]) -> str:
             f"  API docs:             http://{host}:{port}/api/v1/docs",
             "  API token:            .venv/bin/python manage.py memory token create --name my-agent --advertisers brand_A",
             "                        (add --all for every advertiser; the token is printed once)",
-            f"  Demo data:            {'loaded ' + str(result['demo'].get('imported')) + ' memories' if result['demo'].get('loaded') else 'already loaded'}",
+            f"  Demo data:            {demo}",
             "",
         ]
     )

@@ -17,5 +17,5 @@ urlpatterns = [
 # installed apps (the swagger bundle ships with django-ninja: no CDN is involved).
 if not settings.DEBUG:
     urlpatterns += [
-        re_path(r"^%s(?P<path>.*)$" % settings.STATIC_URL.lstrip("/"), serve_static, {"insecure": True}),
+        re_path(rf"^{settings.STATIC_URL.lstrip('/')}(?P<path>.*)$", serve_static, {"insecure": True}),
     ]

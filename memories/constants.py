@@ -63,6 +63,6 @@ class Tier(models.TextChoices):
 
 LAYER_CODES = [choice.value for choice in Layer]
 
-# Operators hold it (the data migration of governance gives it to the operator group);
+# Operators hold it (the roles data migration of the app above gives it to that group);
 # reviewers do not, so an L1 core rule is never changed or approved by a reviewer.
 L1_PERMISSION = "memories.edit_l1_memory"

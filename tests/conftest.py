@@ -1,15 +1,16 @@
 import json
 
 import pytest
+from django.core.management import call_command
 
-from memories.demo import DEMO_FILE
+from lingix_site.demo import DEMO_FILE
 
 
 @pytest.fixture
 def demo_memories(db):
     """The bundled demo set, imported and embedded for real."""
+    from governance.imports import memories_import
     from memories.services import embed_backfill
-    from memories.transfer import memories_import
 
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-test", embed=False)
     embed_backfill()
@@ -29,6 +30,33 @@ def make_memory(db, django_capture_on_commit_callbacks):
             return memory_create(content=content, **fields)
 
     return _make
+
+
+@pytest.fixture
+def cli(capsys, django_capture_on_commit_callbacks):
+    """`memory …` through the real command in this process, its on-commit work really run;
+    returns (exit code, stdout parsed as JSON when --json was given, stderr)."""
+
+    def _run(*argv):
+        with django_capture_on_commit_callbacks(execute=True), pytest.raises(SystemExit) as exit_info:
+            call_command("memory", *argv)
+        out = capsys.readouterr()
+        body = json.loads(out.out) if "--json" in argv and out.out.strip() else out.out
+        return exit_info.value.code, body, out.err
+
+    return _run
+
+
+@pytest.fixture
+def policy(db):
+    """Set fields of one layer's LayerPolicy row; returns the row."""
+    from governance.models import LayerPolicy
+
+    def _set(layer: str, **values):
+        LayerPolicy.objects.filter(layer=layer).update(**values)
+        return LayerPolicy.objects.get(layer=layer)
+
+    return _set
 
 
 def jsonl(rows) -> list[str]:

@@ -19,7 +19,7 @@ from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
 from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
-from governance.providers.config import classify_min_confidence
+from governance.tuning import classify_min_confidence
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 

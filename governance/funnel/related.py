@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from governance.funnel import signals as s
 from governance.funnel.types import Candidate
-from governance.providers.config import duplicate_cosine, related_cosine
+from governance.tuning import duplicate_cosine, related_cosine
 from memories.constants import Status
 from memories.embeddings import get_embedder
 from memories.hashing import content_hash

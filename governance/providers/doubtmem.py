@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from governance.providers import prompts
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderAnswer, ProviderUnavailable, Telemetry
-from governance.providers.openai_judge import ChatJSONClient, extract_json
+from governance.providers.chat import ChatJSONClient, extract_json
 from governance.providers.schemas import DoubtMemOut, JudgeOut
 
 _DOUBT = re.compile(r"<doubt-check>(.*?)</doubt-check>", re.DOTALL | re.IGNORECASE)
@@ -53,7 +53,9 @@ class DoubtMemJudge(JudgeProvider):
         self.model = model
         self.fallback = fallback
         # A local model server needs no key; the gateway key is never sent to it.
-        self.chat = ChatJSONClient(name=self.name, base_url=base_url, model=model, timeout=timeout, max_retries=max_retries, api_key="doubtmem-local")
+        self.chat = ChatJSONClient(
+            name=self.name, base_url=base_url, model=model, timeout=timeout, max_retries=max_retries, api_key="doubtmem-local"
+        )
 
     def classify(self, *, text: str, source: str) -> ProviderAnswer:
         return self.fallback.classify(text=text, source=source)
@@ -62,7 +64,9 @@ class DoubtMemJudge(JudgeProvider):
         return self.fallback.assess_value(**kwargs)
 
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer:
-        content, telemetry = self.chat.ask(messages=prompts.doubtmem_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["doubtmem"], json_mode=False)
+        content, telemetry = self.chat.ask(
+            messages=prompts.doubtmem_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["doubtmem"], json_mode=False
+        )
         try:
             reasoning, verdict = parse_doubtmem(content)
         except DoubtMemParseError as exc:

@@ -26,7 +26,8 @@ class Subcommand:
 
 def progress_bar(total: int, description: str) -> tqdm:
     """Progress on stderr, so `--json` output on stdout stays one clean document."""
-    return tqdm(total=total, desc=description, file=sys.stderr, unit="mem", leave=False, disable=total < 20 or not sys.stderr.isatty() and total < 200)
+    hidden = total < 20 or not sys.stderr.isatty() and total < 200
+    return tqdm(total=total, desc=description, file=sys.stderr, unit="mem", leave=False, disable=hidden)
 
 
 def parse_layers(raw: str | None) -> tuple[str, ...] | None:

@@ -1,4 +1,3 @@
-"""Scheduled lifecycle jobs: expiry, promotion, retention decay and eviction, backfill.
-
-Each job is a service that takes `now` (so tests can move the clock), works in short
-batches, and traces what it changed."""
+"""The lifecycle parts that need nothing above this app: retention scoring (a read), the
+embedding backfill job, and short retrying write batches. The governed jobs that trace
+what they change build on these one layer up."""

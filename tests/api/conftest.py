@@ -63,6 +63,7 @@ def brand_a(make_token):
 
 
 @pytest.fixture
-def operator(make_token):
+def operator_token(make_token):
+    """An operator's API token: every advertiser, and it may decide reviews."""
     _, raw = make_token("ops", all_advertisers=True, can_review=True)
     return ApiClient(raw)

@@ -88,10 +88,10 @@ def test_search_without_advertiser_is_confined_to_the_token(demo_memories, brand
     assert any(m.advertiser == "brand_B" for m in demo_memories)
 
 
-def test_all_advertiser_token_sees_everyone(demo_memories, operator):
+def test_all_advertiser_token_sees_everyone(demo_memories, operator_token):
     seen = set()
     for query in ["出价策略", "预算", "美妆 ROI", "3C 新品", "医药OTC 投放"]:
-        seen |= {r["advertiser"] for r in operator.post("/search", {"query": query, "top_k": 50}).json()["results"]}
+        seen |= {r["advertiser"] for r in operator_token.post("/search", {"query": query, "top_k": 50}).json()["results"]}
     assert {"brand_A", "brand_B"} <= seen
 
 
@@ -106,12 +106,12 @@ def test_memory_detail_is_scoped(demo_memories, brand_a):
     assert hidden.status_code == 404 and hidden.json() == {"detail": f"memory {theirs.pk} not found"}
 
 
-def test_memory_detail_shows_version_history(db, make_memory, operator):
+def test_memory_detail_shows_version_history(db, make_memory, operator_token):
     from memories.services import memory_supersede
 
     old = make_memory("brand_A 美妆新客出价上限 45 元", advertiser="brand_A")
     new = memory_supersede(old=old, content="brand_A 美妆新客出价上限调整为 50 元")
-    body = operator.get(f"/memories/{new.pk}").json()
+    body = operator_token.get(f"/memories/{new.pk}").json()
     assert [h["id"] for h in body["history"]] == [old.pk, new.pk]
     assert body["history"][0]["status"] == "superseded"
 

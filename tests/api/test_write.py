@@ -73,7 +73,7 @@ def test_trigger(brand_a):
     assert event.kind == "trigger" and event.event_type == "strategy_execution" and event.data["actual"] == 1.8
 
 
-def test_review_flow(make_token, api_client, brand_a, operator):
+def test_review_flow(make_token, api_client, brand_a, operator_token):
     parked = brand_a.post("/ingest", {"text": RULE, "source": "user", "advertiser": "brand_A"}).json()
     assert parked["action"] == "PENDING_REVIEW" and parked["review_item_id"]
     item_id = parked["review_item_id"]
@@ -98,7 +98,7 @@ def test_review_flow(make_token, api_client, brand_a, operator):
     assert ReviewItem.objects.get(pk=item_id).reviewer_name == "token:reviewer-a"
     twice = reviewer.post(f"/review/{item_id}/approve")
     assert twice.status_code == 409 and "already" in twice.json()["detail"]
-    assert operator.post("/review/999999/approve").status_code == 404
+    assert operator_token.post("/review/999999/approve").status_code == 404
 
 
 def test_a_token_cannot_decide_what_it_proposed(make_token, api_client):
@@ -109,16 +109,16 @@ def test_a_token_cannot_decide_what_it_proposed(make_token, api_client):
     assert response.status_code == 403 and "may not decide" in response.json()["detail"]
 
 
-def test_other_advertisers_review_items_are_invisible(make_token, api_client, operator):
+def test_other_advertisers_review_items_are_invisible(make_token, api_client, operator_token):
     _, raw_b = make_token("agent-b", ["brand_B"], can_review=True)
-    parked = operator.post("/ingest", {"text": RULE, "source": "user", "advertiser": "brand_A"}).json()
+    parked = operator_token.post("/ingest", {"text": RULE, "source": "user", "advertiser": "brand_A"}).json()
     client_b = api_client(raw_b)
     assert parked["review_item_id"] not in [i["id"] for i in client_b.get("/review").json()["items"]]
     assert client_b.post(f"/review/{parked['review_item_id']}/approve").status_code == 404
 
 
-def test_reflect_needs_an_all_advertiser_token(brand_a, operator):
+def test_reflect_needs_an_all_advertiser_token(brand_a, operator_token):
     assert brand_a.post("/reflect").status_code == 403
-    response = operator.post("/reflect")
+    response = operator_token.post("/reflect")
     assert response.status_code == 200, response.json()
     assert "report_id" in response.json()

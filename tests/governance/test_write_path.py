@@ -19,7 +19,7 @@ from governance.models import LayerPolicy, ReviewItem
 from governance.services import review_approve, review_item_create
 from memories.constants import Layer, Status
 from memories.models import Memory
-from memories.transfer import ImportFailed, memories_import
+from governance.imports import ImportFailed, memories_import
 from tests.fakes.openai_server import error
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,36 @@
+"""List filters shared by the memory desk and the review queue."""
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+
+class AdvertiserFilter(admin.SimpleListFilter):
+    title = _("advertiser")
+    parameter_name = "advertiser"
+    GLOBAL = "__global__"
+
+    def lookups(self, request, model_admin):
+        scoped = model_admin.get_queryset(request).exclude(advertiser__isnull=True)
+        names = scoped.values_list("advertiser", flat=True).distinct().order_by("advertiser")
+        return [(self.GLOBAL, _("global (no advertiser)"))] + [(name, name) for name in names]
+
+    def queryset(self, request, queryset):
+        if self.value() == self.GLOBAL:
+            return queryset.filter(advertiser__isnull=True)
+        if self.value():
+            return queryset.filter(advertiser=self.value())
+        return queryset
+
+
+class BusinessLineFilter(admin.SimpleListFilter):
+    title = _("business line")
+    parameter_name = "business_line"
+
+    def lookups(self, request, model_admin):
+        lined = model_admin.get_queryset(request).exclude(business_line="")
+        names = lined.values_list("business_line", flat=True).distinct().order_by("business_line")
+        return [(name, name) for name in names]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(business_line=self.value()) if self.value() else queryset

@@ -1,0 +1,71 @@
+"""L3 expiry: real-time signals past their TTL become `expired`.
+
+They stay in the table for audit (and in export); search already hides anything past
+expires_at, and this job makes the status say so."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count
+
+from governance.hard_rules import Authority
+from governance.memory_write import governed_lifecycle_transition
+from governance.models import Trace
+from memories.constants import Layer, Status
+from memories.lifecycle.db import BATCH_SIZE, atomic_batch
+from memories.models import Memory
+
+STAGE = "lifecycle.expire"
+
+
+def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str = "scheduler") -> dict[str, Any]:
+    """Expire every active memory whose expires_at has passed, batch by batch; each batch
+    is one short transaction holding its status change and its trace row."""
+    expired_ids: list[int] = []
+    by_layer: dict[str, int] = {}
+    batches = 0
+    while True:
+        due = list(
+            Memory.objects.filter(status=Status.ACTIVE, expires_at__isnull=False, expires_at__lte=now)
+            .order_by("expires_at", "id")
+            .values_list("id", flat=True)[:batch_size]
+        )
+        if not due:
+            break
+
+        def expire_batch(due: list[int] = due) -> list[int]:
+            # Re-check status inside the transaction: a concurrent supersede or review may
+            # have moved a row since the SELECT above.
+            still_due = list(
+                Memory.objects.filter(pk__in=due, status=Status.ACTIVE, expires_at__lte=now).values_list("id", flat=True)
+            )
+            if not still_due:
+                return []
+            layers = dict(
+                Memory.objects.filter(pk__in=still_due).values_list("layer").annotate(n=Count("id")).values_list("layer", "n")
+            )
+            governed_lifecycle_transition(memory_ids=still_due, from_status=Status.ACTIVE, to_status=Status.EXPIRED, at=now,
+                                          authority=Authority.lifecycle(actor), extra={"valid_to": now})
+            Trace.objects.create(
+                stage=STAGE,
+                decision="expired",
+                reasons=[f"expires_at passed at {now.isoformat()}", f"run by {actor}"],
+                scores={"count": len(still_due), "memory_ids": still_due, "by_layer": layers},
+                created_at=now,
+            )
+            for layer, n in layers.items():
+                by_layer[layer] = by_layer.get(layer, 0) + n
+            return still_due
+
+        done = atomic_batch(expire_batch)
+        batches += 1
+        expired_ids.extend(done)
+        if len(due) < batch_size:
+            break
+    return {
+        "expired": len(expired_ids),
+        "by_layer": {layer: by_layer.get(layer, 0) for layer in (Layer.L1, Layer.L2, Layer.L3, Layer.L4) if by_layer.get(layer)},
+        "batches": batches,
+        "memory_ids": expired_ids[:50],
+    }

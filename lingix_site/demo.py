@@ -1,0 +1,24 @@
+"""Demo data for `make run`: about forty Chinese/English ad-ops memories, loaded once."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from governance.imports import memories_import
+from governance.models import AuditLog
+from memories.models import Memory
+from memories.services import embed_backfill
+
+DEMO_FILE = Path(__file__).resolve().parent / "fixtures" / "demo_memories.jsonl"
+
+
+def demo_load_once() -> dict[str, Any]:
+    """Load the demo set unless it was loaded before (an audit entry remembers)."""
+    if AuditLog.objects.filter(event_type="memory.import", extra_data__label="demo").exists():
+        return {"loaded": False, "reason": "demo data was loaded before"}
+    if Memory.objects.exists():
+        # The demo lines carry their ids (the L4 templates name the L2 memories they came from).
+        return {"loaded": False, "reason": "the database already holds memories"}
+    report = memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="make run", label="demo", embed=False)
+    embedded = embed_backfill()["embedded"]
+    return {"loaded": True, "imported": report.imported, "embedded": embedded}

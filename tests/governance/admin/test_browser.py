@@ -1,0 +1,189 @@
+"""A reviewer's morning in a real Chromium: log in, work the queue, check the result in
+the memory list, in `memory search` and on the dashboard. Screenshots land in
+test-artifacts/ (git-ignored)."""
+from __future__ import annotations
+
+import io
+import json
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from governance.models import ReviewItem
+
+from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+PASSWORD = "晨检-review-2026"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
+]
+
+
+@pytest.fixture
+def morning(transactional_db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    from governance.imports import memories_import
+    from lingix_site.demo import DEMO_FILE
+
+    # Background knowledge, so the dashboard and the similarity panel have something to show.
+    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-browser", embed=True)
+    written, conflict, parked = seed_queue()
+    _, update_b = seed_second_conflict()
+    user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
+    user.groups.add(Group.objects.get(name="reviewer"))
+    return {
+        "conflict": ReviewItem.objects.get(pk=conflict.review_item_id),
+        "parked": ReviewItem.objects.get(pk=parked.review_item_id),
+        "update": ReviewItem.objects.get(pk=update_b.review_item_id),
+    }
+
+
+@pytest.fixture
+def page(live_server, morning, monkeypatch):
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+    # between browser steps are ordinary synchronous reads.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+        )
+        context = browser.new_context(locale="zh-CN", viewport={"width": 1440, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(20_000)
+        try:
+            yield tab
+        finally:
+            # While Playwright's loop runs, Django keys connections by that context, so the
+            # ORM reads this test made have a connection of their own: close it here, or
+            # PostgreSQL refuses to drop the test database with a session still open.
+            from django.db import connections
+
+            connections.close_all()
+            browser.close()
+
+
+def _kpi(page, name: str) -> int:
+    return int(page.inner_text(f"#kpi-{name} b"))
+
+
+def _memory_search_cli(query: str) -> list[dict]:
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    with redirect_stdout(out), pytest.raises(SystemExit) as exit_info:
+        call_command("memory", "search", query, "--json", "--top-k", "5")
+    assert exit_info.value.code == 0
+    return json.loads(out.getvalue())["results"]
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_reviewers_morning(page, live_server, morning):
+    base = live_server.url
+    conflict, parked, update = morning["conflict"], morning["parked"], morning["update"]
+
+    # 1. log in as a reviewer; the dashboard is the admin home, in Chinese, with the offline banner
+    page.goto(f"{base}/admin/login/?next=/admin/")
+    page.fill("#id_username", "reviewer_li")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#lingix-dashboard")
+    assert "离线判定引擎" in page.inner_text("#provider-banner")
+    active_before, open_before = _kpi(page, "active"), _kpi(page, "open-reviews")
+    l1_before = _kpi(page, "L1")
+    assert open_before >= 2
+    page.screenshot(path=str(ARTIFACTS / "admin-dashboard-before.png"), full_page=True)
+
+    # 2. open the queue: open items first, oldest first
+    page.click("#kpi-open-reviews a")
+    page.wait_for_selector("#result_list")
+    first_rows = page.locator("#result_list tbody tr").all_inner_texts()
+    assert any(PARKED_L1[:12] in row for row in first_rows) and any(CONTRADICTION[:12] in row for row in first_rows)
+
+    # 3. the relayed compliance rule: a reviewer may read it but not approve it (operators write L1)
+    page.click(f"#result_list a[href*='/governance/reviewitem/{parked.pk}/change/']")
+    page.wait_for_selector("#review-detail")
+    assert PARKED_L1 in page.inner_text("#review-candidate")
+    assert page.locator("#approve-button").count() == 0 and page.locator("#reject-button").count() == 1
+    assert "operator（运营）" in page.inner_text("#operator-only")
+    parked.refresh_from_db()
+    assert parked.status == "open"
+
+    # ... the newer lipstick result, parked against the older one: approve it with a note
+    page.goto(f"{base}/admin/governance/reviewitem/{update.pk}/change/")
+    page.wait_for_selector("#review-detail")
+    assert UPDATE_B in page.inner_text("#review-candidate")
+    page.fill("#id_note", "新品数据已复核，以最新结果为准")
+    page.select_option("#id_decision_correct", "yes")
+    page.click("#approve-button")
+    page.wait_for_selector(".messagelist .success")
+    update.refresh_from_db()
+    assert (update.status, update.reviewer_name, update.note) == ("approved", "reviewer_li", "新品数据已复核，以最新结果为准")
+
+    # 4. the contradiction: the detail shows it beside the memory it contradicts, diff marked
+    page.goto(f"{base}/admin/governance/reviewitem/{conflict.pk}/change/")
+    page.wait_for_selector("#review-similar")
+    similar = page.inner_text("#review-similar")
+    assert WRITTEN in similar.replace("\n", "") or "升到2.3" in similar
+    assert page.locator("#review-similar del.lingix-del").count() >= 1 and page.locator("#review-similar ins.lingix-ins").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "admin-review-detail.png"), full_page=True)
+
+    # 5. reject without a note: refused, still open
+    page.click("#reject-button")
+    page.wait_for_selector(".messagelist .error")
+    assert "驳回必须填写备注" in page.inner_text(".messagelist")
+    conflict.refresh_from_db()
+    assert conflict.status == "open"
+
+    # ... then with a note
+    page.fill("#id_note", "与已验证的大促数据矛盾，保留原结论")
+    page.click("#reject-button")
+    page.wait_for_selector(".messagelist .success")
+    conflict.refresh_from_db()
+    assert (conflict.status, conflict.reviewer_name) == ("rejected", "reviewer_li")
+
+    # 6. the approved result is in the memory list, as version 2 of its chain ...
+    page.goto(f"{base}/admin/memories/memory/?q=口红新品")
+    page.wait_for_selector("#result_list")
+    rows = page.locator("#result_list tbody tr").all_inner_texts()
+    assert any("降到1.7" in row and "L2" in row for row in rows), rows
+
+    # its page links back to the event, whose timeline ends with the reviewer's decision
+    page.click("#result_list tbody tr:has-text('降到1.7') a[href*='/memories/memory/']")
+    page.wait_for_selector(".lingix-source-event")
+    assert "v2" in page.inner_text(".lingix-versions")
+    page.screenshot(path=str(ARTIFACTS / "admin-memory-detail.png"), full_page=True)
+    page.click(f".lingix-source-event a[href*='/governance/memoryevent/{update.event_id}/change/']")
+    page.wait_for_selector("#stage-timeline")
+    timeline = page.inner_text("#stage-timeline")
+    assert "→ PENDING_REVIEW" in timeline and "review → UPDATE" in timeline and "reviewer_li" in timeline
+    page.screenshot(path=str(ARTIFACTS / "admin-event-timeline.png"), full_page=True)
+
+    # ... and `memory search` finds it in the same database
+    results = _memory_search_cli("brand_A 口红新品首发期出价")
+    assert results and UPDATE_B in [r["content"] for r in results[:3]]
+
+    # 7. the dashboard moved: the same active count (v2 replaced v1), L1 untouched, two fewer open items
+    page.goto(f"{base}/admin/")
+    page.wait_for_selector("#lingix-dashboard")
+    assert _kpi(page, "active") == active_before
+    assert _kpi(page, "L1") == l1_before
+    assert _kpi(page, "open-reviews") == open_before - 2
+    assert _kpi(page, "decided-today") == 2
+    guard = page.inner_text("#guard-metrics")
+    assert re.search(r"已处理的待审项\s+2", guard), guard
+    page.screenshot(path=str(ARTIFACTS / "admin-dashboard-after.png"), full_page=True)
+
+    for name in ("admin-dashboard-before.png", "admin-review-detail.png", "admin-event-timeline.png", "admin-dashboard-after.png"):
+        assert (ARTIFACTS / name).stat().st_size > 10_000
