@@ -27,11 +27,12 @@ from governance.funnel.errors import (
     UnknownLayer,
     UnknownSource,
 )
-from governance.funnel.secrets import redact_data, redact_text
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider, max_text_chars
+from governance.safety import redact, scan_data, scan_text
 from governance.selectors import review_writes_l1
+from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
@@ -162,10 +163,10 @@ def event_submit(
     if found is not None and found.action:
         return decision_for_event(found, replayed=True)
 
-    # Credentials are cut out before anything is stored or shown to a judge.
-    text_scan, summary_scan, content_scan = redact_text(raw_text), redact_text(summary), redact_text(content)
-    clean_data, data_findings = redact_data(data or {})
-    findings = text_scan.findings + summary_scan.findings + content_scan.findings + data_findings
+    # Credentials are cut out and personal data masked before anything is stored or shown to a judge.
+    text_scan, summary_scan, content_scan = scan_text(raw_text), scan_text(summary), scan_text(content)
+    clean_data, data_findings = scan_data(data or {})
+    findings = text_scan + summary_scan + content_scan + data_findings
 
     provider = get_provider()
     judge = get_judge(provider)
@@ -177,7 +178,7 @@ def event_submit(
     )
     candidate = p.new_candidate(event=event, content=content_scan.text, trigger_type=event_type, layer=layer)
     policies = {policy.layer: policy for policy in LayerPolicy.objects.all()}
-    ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, secret_findings=findings)
+    ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, safety=findings)
     stages = list(DEFAULT_PIPELINE if pipeline is None else pipeline)
     outside, inside = p.split(stages)
     p.run_stages(ctx, outside)
@@ -276,13 +277,14 @@ def review_item_create(
     records the reviewer's verdict."""
     if kind not in {choice.value for choice in ReviewKind}:
         raise InvalidInput(f"unknown review kind {kind!r}")
-    body = dict(payload or {})
+    body, _ = scan_data(dict(payload or {}))
     if candidate is not None:
+        candidate, _ = scan_data(candidate)
         if not candidate.get("content") or candidate.get("layer") not in LAYER_CODES:
             raise InvalidInput("a review candidate needs content and a layer L1-L4")
         body["candidate"] = candidate
     return ReviewItem.objects.create(
-        kind=kind, reason=reason, event=event, memory=memory, related_memory=related_memory, layer=layer or (candidate or {}).get("layer", ""),
+        kind=kind, reason=redact(reason), event=event, memory=memory, related_memory=related_memory, layer=layer or (candidate or {}).get("layer", ""),
         advertiser=advertiser if advertiser is not None else (memory.advertiser if memory else None), payload=body,
         proposed_by=proposed_by, proposed_by_user=proposed_by_user,
     )
@@ -311,7 +313,7 @@ def _review_trace(item: ReviewItem, *, decision: str, reasons: list[str], memory
     if item.event_id is None:
         return
     seq = (Trace.objects.filter(event_id=item.event_id).order_by("-seq").values_list("seq", flat=True).first() or 0) + 1
-    Trace.objects.create(event_id=item.event_id, memory=memory, seq=seq, stage="review", decision=decision, reasons=reasons, scores=scores)
+    trace_create(event_id=item.event_id, memory=memory, seq=seq, stage="review", decision=decision, reasons=reasons, scores=scores)
 
 
 def _resolve(item: ReviewItem, *, status: str, reviewer, name: str, note: str, decision_correct: bool | None) -> None:
@@ -334,6 +336,7 @@ def review_approve(
     An L1 candidate needs an operator: a user with memories.edit_l1_memory, or
     `operator=True` from the server's own CLI (shell access is operator access)."""
     memory_write_lock()
+    note = redact(note or "")
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     candidate = (item.payload or {}).get("candidate")
@@ -379,6 +382,7 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     an automatic write means the write was wrong, so that memory is archived."""
     if not (note or "").strip():
         raise NoteRequired("a rejection needs a note saying why")
+    note = redact(note)
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     event = item.event
