@@ -16,7 +16,7 @@ INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e\u2061\u2062\u2
 
 # Characters of the token alphabets credentials are written in (base64, url-safe base64, hex).
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=]")
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{24,}={0,2}")
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _PRINTABLE_SHARE = 0.9
 
 
