@@ -86,7 +86,7 @@ class ChineseKeywordDetector(RegexBasedDetector):
         re.compile(
             r"(?i)(?:密码|口令|密钥|秘钥|私钥|令牌|授权码|access[_\- ]?token|auth[_\- ]?token|refresh[_\- ]?token"
             r"|api[_\- ]?key|token|secret|password|passwd|passcode)"
-            r"\s*(?:is|是|为|[:：=])\s*[\"'“‘「]?([A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~]{6,})"
+            r"[\"'”’」]?\s*(?:is|是|为|[:：=])\s*[\"'“‘「]?([A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~]{6,})"
         ),
     )
 
