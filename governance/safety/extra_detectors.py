@@ -29,7 +29,7 @@ class UrlCredentialsDetector(RegexBasedDetector):
     the user may be empty (redis://:pw@host). The library's basic-auth rule needs a user."""
 
     secret_type = "URL Credentials"
-    denylist = (re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^\s/?#@:]*:[^\s/?#]+)@[^\s/?#@]"),)
+    denylist = (re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,20}://([^\s/?#@:]*:[^\s/?#]+)@[^\s/?#@]"),)
 
 
 class AwsSecretNearKeyIdDetector(RegexBasedDetector):

@@ -35,6 +35,8 @@ class View:
 
 def folded(text: str) -> View:
     """NFKC (full-width letters and digits become ASCII) without invisible characters."""
+    if text.isascii():
+        return View(text, tuple(range(len(text))))
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):

@@ -74,12 +74,12 @@ def find_personal(text: str) -> list[PersonalFinding]:
     """Non-overlapping findings, the most specific rule first (an ID number is also 18 digits
     that might pass Luhn)."""
     found: list[PersonalFinding] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text))
 
     def add(kind: str, start: int, end: int, mask: str) -> None:
-        if any(start < e and s < end for s, e in taken):
+        if any(taken[start:end]):
             return
-        taken.append((start, end))
+        taken[start:end] = b"\x01" * (end - start)
         found.append(PersonalFinding(kind, start, end, mask))
 
     for m in _ID18.finditer(text):
