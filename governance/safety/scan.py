@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from governance.safety.credentials import find_credentials
 from governance.safety.normalise import folded
 from governance.safety.personal import find_personal
+from memories.exceptions import InvalidInput
+
+T = TypeVar("T")
 
 REDACTED = "[REDACTED:{kind}]"
 # Kinds that say only "looks secret"; a vendor's name is the better label for a cut.
@@ -135,3 +138,26 @@ def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
         at = end
     out.append(text[at:])
     return "".join(out)
+
+
+class CredentialRefused(InvalidInput):
+    """A trusted path (admin edit, import) was handed a credential: it stores nothing."""
+
+    def __init__(self, credentials: tuple[str, ...], *, where: str = "") -> None:
+        self.credentials = credentials
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}holds a credential ({', '.join(credentials)}); remove it and try again")
+
+
+def refuse_credentials(value: T, *, where: str = "") -> T:
+    """`value` (a text or a JSON value) with its personal data masked, for paths that write
+    without the funnel. A credential is not redacted and written anyway: the whole write
+    is refused with CredentialRefused, naming the kinds (and `where`, e.g. "line 12")."""
+    if isinstance(value, str):
+        scanned = scan_text(value)
+        clean, found = scanned.text, Findings(scanned.credentials, scanned.personal)
+    else:
+        clean, found = scan_data(value)
+    if found.credentials:
+        raise CredentialRefused(found.credentials, where=where)
+    return clean  # type: ignore[return-value]

@@ -132,3 +132,17 @@ def test_luhn_and_card_prefixes_keep_ad_ids_out():
 def test_masked_personal_data_keeps_only_the_last_four():
     out = redact("联系 +86 138-1234-5678，卡号 6222 0210 0112 3456 78")
     assert "5678" in out and "1234-5678" not in out and "13812345678" not in out
+
+
+def test_a_trusted_write_is_refused_with_the_line_named_and_personal_data_masked():
+    from governance.safety import CredentialRefused, refuse_credentials
+    from memories.exceptions import InvalidInput
+
+    row = {"layer": "L1", "content": "预算调整须审批，联系 13812345678", "data": {"note": "ok"}}
+    clean = refuse_credentials(row, where="line 3")
+    assert "13812345678" not in clean["content"] and clean["layer"] == "L1"
+    slack = next(c for c in HOSTILE if c["id"] == "slack-01")
+    with pytest.raises(CredentialRefused, match=r"^line 7: holds a credential \(.*slack_token.*\)") as caught:
+        refuse_credentials({"content": slack["text"]}, where="line 7")
+    assert isinstance(caught.value, InvalidInput) and slack["value"] not in str(caught.value)
+    assert refuse_credentials("出价 1.5 元") == "出价 1.5 元"
