@@ -243,7 +243,9 @@ def event_trigger(
     event_type = _clean_event_type(event_type)
     summary = _clean_text("summary", summary, required=False)
     data = _clean_data(data)
-    content = summary or _render_data(event_type, data)
+    # Rendered from the scanned data, so a short secret under a secret-named key (which only
+    # the key gives away) is not copied into the content unredacted.
+    content = summary or _render_data(event_type, scan_data(data)[0])
     if not content:
         raise EmptyInput("a trigger needs a summary or some data")
     return event_submit(

@@ -112,3 +112,10 @@ def test_every_trace_written_through_the_helper_is_scrubbed():
     trace = trace_create(stage="expire", decision="EXPIRED", reasons=[f"job saw {SLACK['value']}"], scores={"contact": PHONE["value"]})
     trace.refresh_from_db()
     assert SLACK["value"] not in trace.reasons[0] and PHONE["value"] not in trace.scores["contact"]
+
+
+def test_a_short_secret_under_a_secret_key_stays_out_of_the_rendered_content(trigger, set_audit_rate):
+    set_audit_rate(1.0)
+    d = trigger("environment_change", data={"password": "q7!", "channel": "巨量"}, source="tool")
+    assert d.action == "REJECT"
+    assert "q7!" not in _every_stored_cell().decode("utf-8")
