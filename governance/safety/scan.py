@@ -21,7 +21,7 @@ GENERIC_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_strin
 _SECRET_KEY = re.compile(
     r"(?i)^(?:.*[_\-\s])?(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|private_?key"
     r"|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|client_?secret|access_?token"
-    r"|auth_?token|refresh_?token|token|bearer|credentials?|cookie|session_?id)$|密码|口令|密钥|秘钥|私钥|令牌"
+    r"|auth_?token|refresh_?token|token|bearer|credentials?|cookie)$|密码|口令|密钥|秘钥|私钥|令牌"
 )
 
 
