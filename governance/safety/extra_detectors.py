@@ -76,18 +76,22 @@ class BearerTokenDetector(RegexBasedDetector):
     denylist = (re.compile(r"(?i)\bbearer\s+([A-Za-z0-9_\-.=+/~]{12,})"),)
 
 
+_VALUE = r"[\"'”’」]?\s*{assign}\s*[\"'“‘「]?([A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{{|}}~]{{6,}})"
+
+
 class ChineseKeywordDetector(RegexBasedDetector):
     """'密码是 …', '口令：…', 'token is …': an assignment in words, which the library's
     keyword rule (code-style `password = …` only) does not read. The value is the ASCII
-    run after the keyword, so the Chinese sentence around it is not taken for the secret."""
+    run after the keyword, so the Chinese sentence around it is not taken for the secret.
+    A bare `token:name` with no space is this service's own actor notation, not a secret."""
 
     secret_type = "Secret Keyword"
     denylist = (
         re.compile(
             r"(?i)(?:密码|口令|密钥|秘钥|私钥|令牌|授权码|access[_\- ]?token|auth[_\- ]?token|refresh[_\- ]?token"
-            r"|api[_\- ]?key|token|secret|password|passwd|passcode)"
-            r"[\"'”’」]?\s*(?:is|是|为|[:：=])\s*[\"'“‘「]?([A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~]{6,})"
+            r"|api[_\- ]?key|password|passwd|passcode)" + _VALUE.format(assign=r"(?:is|是|为|[:：=])")
         ),
+        re.compile(r"(?i)\b(?:token|secret)" + _VALUE.format(assign=r"(?:is\b|是|为|=|：|:(?=\s))")),
     )
 
 
