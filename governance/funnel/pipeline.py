@@ -18,10 +18,10 @@ from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
 from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
-from governance.safety import Findings
-from governance.traces import trace_create
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
 from governance.providers.config import classify_min_confidence
+from governance.safety import Findings
+from governance.traces import trace_create
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 

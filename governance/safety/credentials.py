@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
-from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
+from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
 from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, KeywordDetector
 
@@ -38,8 +38,8 @@ MAX_DECODE_DEPTH = 2
 
 # Detectors run by their own rules below, or that find things that are not credentials.
 _DRIVEN_APART = {"Base64 High Entropy String", "Hex High Entropy String", "Secret Keyword", "Public IP (ipv4)"}
-_BASE64_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{%d,}" % MIN_ENTROPY_LENGTH)
-_HEX_TOKEN = re.compile(r"(?<![A-Za-z0-9])[0-9a-fA-F]{%d,}(?![A-Za-z0-9])" % MIN_ENTROPY_LENGTH)
+_BASE64_TOKEN = re.compile(rf"[A-Za-z0-9+/=_\-]{{{MIN_ENTROPY_LENGTH},}}")
+_HEX_TOKEN = re.compile(rf"(?<![A-Za-z0-9])[0-9a-fA-F]{{{MIN_ENTROPY_LENGTH},}}(?![A-Za-z0-9])")
 _PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN[A-Z ]*-----[\s\S]*?(?:-----END[A-Z ]*-----|\Z)|PuTTY-User-Key-File-[\s\S]*")
 _KEYWORD_SEGMENT = re.compile(r"[\n,;，。；]")
 # What a credential is written in; a finding is widened to the whole run of these around it,

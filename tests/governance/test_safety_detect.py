@@ -86,7 +86,7 @@ def test_joined_view_glues_only_token_pieces():
 def test_base64_blobs_are_decoded_only_when_they_hold_text():
     import base64
 
-    blob = base64.b64encode("token=xoxb-1234".encode()).decode()
+    blob = base64.b64encode(b"token=xoxb-1234").decode()
     assert [d for *_, d in decoded_blobs(f"配置 {blob} 完")] == ["token=xoxb-1234"]
     assert list(decoded_blobs("A1b2C3d4E5f6G7h8I9j0K1l2M3n4")) == []
 

@@ -85,7 +85,7 @@ def test_a_rejection_note_is_redacted_in_the_item_trace_event_and_audit(ingest):
 
 def test_an_approval_note_is_redacted_too(ingest):
     item = _parked(ingest)
-    review_approve(item=item, reviewer=None, reviewer_name="ops_lead", note=f"可以，密码是 Qx7!abcDEF12#26", operator=True)
+    review_approve(item=item, reviewer=None, reviewer_name="ops_lead", note="可以，密码是 Qx7!abcDEF12#26", operator=True)
     trace = Trace.objects.filter(stage="review").get()
     assert "Qx7!abcDEF12#26" not in json.dumps(trace.reasons, ensure_ascii=False)
     assert "[REDACTED:secret_keyword]" in ReviewItem.objects.get(pk=item.pk).note
