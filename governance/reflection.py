@@ -27,6 +27,7 @@ from django.db.models import Q
 
 from governance.constants import Action, ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
+from governance.safety import scan_data
 from memories.constants import Layer, Status
 from memories.hashing import content_hash
 from memories.lifecycle.db import atomic_batch
@@ -313,20 +314,18 @@ def reflect(
             f"{counts['repeated_rejects']} repeated-reject patterns over {config.window_days} days; "
             f"{len(created)} new review items"
         )
-        return ReflectionReport.objects.create(
-            created_at=now,
-            window_days=config.window_days,
-            summary=summary,
-            findings={
-                "as_of": now.isoformat(),
-                "run_by": actor,
-                "counts": counts,
-                "review_items_created": created,
-                "stale": stale,
-                "contradictions": contradictions,
-                "repeated_rejects": rejects,
-            },
-        )
+        # Findings quote memories and rejected events; anything that slipped into them by a
+        # path outside the funnel must not be copied once more into the report.
+        findings, _ = scan_data({
+            "as_of": now.isoformat(),
+            "run_by": actor,
+            "counts": counts,
+            "review_items_created": created,
+            "stale": stale,
+            "contradictions": contradictions,
+            "repeated_rejects": rejects,
+        })
+        return ReflectionReport.objects.create(created_at=now, window_days=config.window_days, summary=summary, findings=findings)
 
     return atomic_batch(store)
 

@@ -31,14 +31,15 @@ from governance.funnel.errors import (
 )
 from governance.funnel import validate as validate_stage
 from governance.funnel.rules import deterministic_refusals
-from governance.funnel.secrets import redact_data, redact_text
+from governance.funnel.types import Decision, StageOutcome
 from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
-from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider
+from governance.safety import redact, scan_data, scan_text
 from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
+from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
@@ -170,10 +171,10 @@ def event_submit(
     if found is not None and found.action:
         return decision_for_event(found, replayed=True)
 
-    # Credentials are cut out before anything is stored or shown to a judge.
-    text_scan, summary_scan, content_scan = redact_text(raw_text), redact_text(summary), redact_text(content)
-    clean_data, data_findings = redact_data(data or {})
-    findings = text_scan.findings + summary_scan.findings + content_scan.findings + data_findings
+    # Credentials are cut out and personal data masked before anything is stored or shown to a judge.
+    text_scan, summary_scan, content_scan = scan_text(raw_text), scan_text(summary), scan_text(content)
+    clean_data, data_findings = scan_data(data or {})
+    findings = text_scan + summary_scan + content_scan + data_findings
 
     provider = get_provider()
     judge = get_judge(provider)
@@ -184,9 +185,9 @@ def event_submit(
         provider=judge.name if judge is provider else f"{judge.name}+{provider.name}",
     )
     candidate = p.new_candidate(event=event, content=content_scan.text, trigger_type=event_type, layer=layer)
-    candidate.turns = [{"role": t["role"], "content": redact_text(t["content"]).text} for t in turns or []]
+    candidate.turns = [{"role": t["role"], "content": redact(t["content"])} for t in turns or []]
     policies = {policy.layer: policy for policy in LayerPolicy.objects.all()}
-    ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, secret_findings=findings)
+    ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, safety=findings)
     stages = list(DEFAULT_PIPELINE if pipeline is None else pipeline)
     outside, inside = p.split(stages)
     p.run_stages(ctx, outside)
@@ -294,7 +295,9 @@ def event_trigger(
     event_type = _clean_event_type(event_type)
     summary = _clean_text("summary", summary, required=False)
     data = _clean_data(data)
-    content = summary or _render_data(event_type, data)
+    # Rendered from the scanned data, so a short secret under a secret-named key (which only
+    # the key gives away) is not copied into the content unredacted.
+    content = summary or _render_data(event_type, scan_data(data)[0])
     if not content:
         raise EmptyInput("a trigger needs a summary or some data")
     return event_submit(
@@ -328,13 +331,14 @@ def review_item_create(
     records the reviewer's verdict."""
     if kind not in {choice.value for choice in ReviewKind}:
         raise InvalidInput(f"unknown review kind {kind!r}")
-    body = dict(payload or {})
+    body, _ = scan_data(dict(payload or {}))
     if candidate is not None:
+        candidate, _ = scan_data(candidate)
         if not candidate.get("content") or candidate.get("layer") not in LAYER_CODES:
             raise InvalidInput("a review candidate needs content and a layer L1-L4")
         body["candidate"] = candidate
     return ReviewItem.objects.create(
-        kind=kind, reason=reason, event=event, memory=memory, related_memory=related_memory, layer=layer or (candidate or {}).get("layer", ""),
+        kind=kind, reason=redact(reason), event=event, memory=memory, related_memory=related_memory, layer=layer or (candidate or {}).get("layer", ""),
         advertiser=advertiser if advertiser is not None else (memory.advertiser if memory else None), payload=body,
         proposed_by=proposed_by, proposed_by_user=proposed_by_user,
     )
@@ -363,7 +367,7 @@ def _review_trace(item: ReviewItem, *, decision: str, reasons: list[str], memory
     if item.event_id is None:
         return
     seq = (Trace.objects.filter(event_id=item.event_id).order_by("-seq").values_list("seq", flat=True).first() or 0) + 1
-    Trace.objects.create(event_id=item.event_id, memory=memory, seq=seq, stage="review", decision=decision, reasons=reasons, scores=scores)
+    trace_create(event_id=item.event_id, memory=memory, seq=seq, stage="review", decision=decision, reasons=reasons, scores=scores)
 
 
 def _resolve(item: ReviewItem, *, status: str, reviewer, name: str, note: str, decision_correct: bool | None) -> None:
@@ -405,6 +409,7 @@ def review_approve(
     An L1 candidate needs an operator: a user with memories.edit_l1_memory, or
     `operator=True` from the server's own CLI (shell access is operator access)."""
     memory_write_lock()
+    note = redact(note or "")
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     candidate = (item.payload or {}).get("candidate")
@@ -456,6 +461,7 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     an automatic write means the write was wrong, so that memory is archived."""
     if not (note or "").strip():
         raise NoteRequired("a rejection needs a note saying why")
+    note = redact(note)
     item = _lock_open(item)
     name = _check_reviewer(item, reviewer, reviewer_name)
     event = item.event

@@ -19,6 +19,8 @@ from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
 from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
+from governance.safety import Findings
+from governance.traces import trace_create
 from governance.tuning import classify_min_confidence
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
@@ -33,7 +35,7 @@ class FunnelContext:
     provider: JudgeProvider
     judge: JudgeProvider
     policies: dict[str, LayerPolicy]
-    secret_findings: list[str] = field(default_factory=list)
+    safety: Findings = field(default_factory=Findings)
     outcomes: list[StageOutcome] = field(default_factory=list)
     final: str | None = None
     intended: str = "WRITE"
@@ -68,10 +70,16 @@ def _parked(stage: str, exc: ProviderUnavailable, ctx: FunnelContext) -> StageOu
 
 # --- stages ----------------------------------------------------------------------
 def stage_safety(ctx: FunnelContext) -> StageOutcome:
-    if ctx.secret_findings:
-        kinds = sorted(set(ctx.secret_findings))
-        return StageOutcome("safety", "REJECT", [f"content holds a credential ({', '.join(kinds)}); redacted before storage and refused"], {"secrets": kinds})
-    return StageOutcome("safety", PASS, ["no credentials found"], {"secrets": []})
+    """The scan itself ran before anything was stored (event_submit); this stage rules on
+    what it found. Kinds only: a trace never repeats a value."""
+    found = ctx.safety
+    if found.credentials:
+        reason = f"content holds a credential ({', '.join(found.credentials)}); redacted before storage and refused"
+        return StageOutcome("safety", "REJECT", [reason], found.as_dict())
+    reasons = ["no credentials found"]
+    if found.personal:
+        reasons.append(f"personal data masked before storage ({', '.join(found.personal)})")
+    return StageOutcome("safety", PASS, reasons, found.as_dict())
 
 
 def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
@@ -242,7 +250,7 @@ def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory=None) -> T
 
 
 def _store(ctx: FunnelContext, outcome: StageOutcome, memory, seq: int) -> Trace:
-    return Trace.objects.create(
+    return trace_create(
         event=ctx.event, memory=memory, seq=seq, stage=outcome.stage, decision=outcome.decision,
         reasons=outcome.reasons, scores=outcome.scores, provider=outcome.provider, model=outcome.model[:128],
         prompt_version=outcome.prompt_version[:32], latency_ms=round(outcome.latency_ms, 3), tokens_in=outcome.tokens_in,

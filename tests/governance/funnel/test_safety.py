@@ -1,4 +1,4 @@
-"""Secrets, domain errors, idempotency and the all-or-nothing transaction."""
+"""Secrets through the funnel, domain errors, idempotency and the all-or-nothing transaction."""
 import pytest
 from django.db import connection
 
@@ -13,12 +13,12 @@ from tests.fakes.openai_server import error
 pytestmark = pytest.mark.django_db
 
 SECRETS = [
-    ("openai_key", "用户纠正：brand_A 的接口密钥 sk-proj-AbCdEf0123456789XyZabcdef 以后用这个"),
+    ("provider_api_key", "用户纠正：brand_A 的接口密钥 sk-proj-AbCdEf0123456789XyZabcdef 以后用这个"),
     ("aws_access_key", "The user said the AWS key AKIAIOSFODNN7EXAMPLE must be used for brand_B reports"),
     ("bearer_token", "用户要求：调用报表时带上 Bearer eyZ1abcdefghijklmnopqrstu 以后都用它"),
-    ("jwt", "The user said the token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJicmFuZF9BIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ must be used"),
-    ("password", "用户说后台密码是 Lingix#2026pass 以后都用这个登录"),
-    ("password", "The user said: password: hunter2hunter for the brand_A account, always use it"),
+    ("json_web_token", "The user said the token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJicmFuZF9BIn0.c2lnbmF0dXJlLXNpZ25hdHVyZQ must be used"),
+    ("secret_keyword", "用户说后台密码是 Lingix#2026pass 以后都用这个登录"),
+    ("secret_keyword", "The user said: password: hunter2hunter for the brand_A account, always use it"),
 ]
 
 
@@ -38,8 +38,8 @@ def test_secret_is_rejected_and_redacted(ingest, set_audit_rate, kind, text):
     d = ingest(text, source="user", advertiser="brand_A")
     assert d.action == "REJECT" and any(kind in r for r in d.reasons)
     assert not Memory.objects.exists()
-    secret = {"openai_key": "sk-proj-AbCdEf0123456789XyZabcdef", "aws_access_key": "AKIAIOSFODNN7EXAMPLE", "bearer_token": "eyZ1abcdefghijklmnopqrstu",
-              "jwt": "eyJhbGciOiJIUzI1NiJ9", "password": "Lingix#2026pass" if "Lingix" in text else "hunter2hunter"}[kind]
+    secret = {"provider_api_key": "sk-proj-AbCdEf0123456789XyZabcdef", "aws_access_key": "AKIAIOSFODNN7EXAMPLE", "bearer_token": "eyZ1abcdefghijklmnopqrstu",
+              "json_web_token": "eyJhbGciOiJIUzI1NiJ9", "secret_keyword": "Lingix#2026pass" if "Lingix" in text else "hunter2hunter"}[kind]
     assert secret not in _dump()
     assert "[REDACTED:" in MemoryEvent.objects.get(pk=d.event_id).raw_text
 
