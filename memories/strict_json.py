@@ -68,9 +68,11 @@ def _surrogate_at(text: str) -> int | None:
 
 
 def _key_path(path: str, key: str) -> str:
+    if len(key) > 64:
+        key = key[:64] + "…"
     if key.isidentifier():
         return f"{path}.{key}"
-    return f"{path}[{json.dumps(key, ensure_ascii=True)}]"
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def strict_check(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
