@@ -8,8 +8,8 @@ from ninja.errors import HttpError
 
 from api.concurrency import token_slot
 from api.errors import install_exception_handlers
-from api.parser import StrictJsonParser
 from api.models import ApiToken
+from api.parser import StrictJsonParser
 from api.recall import query_from_messages, render_block, should_retrieve
 from api.schemas import (
     DecisionOut,

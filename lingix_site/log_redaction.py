@@ -31,7 +31,7 @@ class RedactCredentials(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # a broken format string must not lose the line, nor leak its args
+        except (TypeError, ValueError):  # a broken format string must not lose the line, nor leak its args
             message = f"{record.msg!s} {record.args!r}"
         record.msg, record.args = redact(message), ()
         if record.exc_info and not record.exc_text:

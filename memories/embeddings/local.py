@@ -3,6 +3,7 @@ no torch, ~10 ms per short text on two cores."""
 from __future__ import annotations
 
 import threading
+
 import numpy as np
 
 from memories.embeddings.base import Embedder, normalise_rows
