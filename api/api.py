@@ -6,8 +6,10 @@ from django.utils import timezone
 from ninja import Body, NinjaAPI, Path, Query
 from ninja.errors import HttpError
 
+from api.concurrency import token_slot
 from api.errors import install_exception_handlers
 from api.models import ApiToken
+from api.parser import StrictJsonParser
 from api.recall import query_from_messages, render_block, should_retrieve
 from api.schemas import (
     DecisionOut,
@@ -37,8 +39,11 @@ api = NinjaAPI(
         "`Authorization: Bearer <token>` (create one with `manage.py memory token create`). "
         "A token reads and writes only its advertisers; reads also see global memories. "
         "Errors are JSON `{\"detail\": …}`. Limits: 256 KiB bodies (413), queries up to 2000 "
-        "characters, `top_k` 1-50, and a per-token rate limit (429 with Retry-After; setting "
-        "MEMORY_API_RATE, default 120/min). Without a judge provider the server refuses to start; "
+        "characters (the embedder reads the first 96 tokens; `query_truncated` says when it cut), "
+        "`top_k` 1-50, strict JSON (no NaN/Infinity, integers within 64 bits, nesting up to 32, "
+        "no lone surrogates: 422 naming the JSON path), a per-token rate limit (429 with "
+        "Retry-After; setting MEMORY_API_RATE, default 120/min) and at most MEMORY_API_CONCURRENCY "
+        "(default 2) expensive requests in flight per token (429 with Retry-After). Without a judge provider the server refuses to start; "
         "if the API is reached anyway, every call answers 503 naming MEMORY_LLM_PROVIDER and "
         "MEMORY_LLM_API_KEY."
     ),
@@ -47,6 +52,7 @@ api = NinjaAPI(
     openapi_url="/openapi.json",
     auth=TokenAuth(),
     throttle=[TokenRateThrottle()],
+    parser=StrictJsonParser(),
 )
 install_exception_handlers(api)
 
@@ -67,18 +73,24 @@ def search(request, payload: SearchIn):
     from memories.selectors import memory_search
 
     advertisers = scope_for(_token(request), payload.advertiser)
-    response = memory_search(
-        query=payload.query,
-        advertisers=advertisers,
-        business_line=payload.business_line,
-        layers=tuple(payload.layers) if payload.layers else None,
-        top_k=payload.top_k,
-    )
+    with token_slot(_token(request)):
+        response = memory_search(
+            query=payload.query,
+            advertisers=advertisers,
+            business_line=payload.business_line,
+            layers=tuple(payload.layers) if payload.layers else None,
+            top_k=payload.top_k,
+        )
     return {
         "query": payload.query,
         "results": [{**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results],
         "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
+        **_query_cut(response),
     }
+
+
+def _query_cut(response) -> dict:
+    return {"query_truncated": response.query_truncated, "query_chars_embedded": response.query_chars_embedded}
 
 
 @api.get(
@@ -97,9 +109,9 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
 
 @api.get("/status", response={200: StatusOut, **COMMON_ERRORS}, tags=["operations"], summary="Counts, embeddings, provider, schedules")
 def status(request):
-    from governance.status import system_status
+    from governance.status import status_overview
 
-    return system_status()
+    return status_overview(advertisers=_token(request).scope)
 
 
 @api.post("/recall", response={200: RecallOut, **COMMON_ERRORS}, tags=["memory"], summary="A <lingix-memory> prompt block for auto-recall")
@@ -115,13 +127,14 @@ def recall(request, payload: RecallIn):
     empty = {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": decision.reason, "query": query}
     if not decision.retrieve:
         return empty
-    response = memory_search(
-        query=query,
-        advertisers=advertisers,
-        business_line=payload.business_line,
-        layers=tuple(payload.layers) if payload.layers else None,
-        top_k=payload.top_k,
-    )
+    with token_slot(_token(request)):
+        response = memory_search(
+            query=query,
+            advertisers=advertisers,
+            business_line=payload.business_line,
+            layers=tuple(payload.layers) if payload.layers else None,
+            top_k=payload.top_k,
+        )
     block = render_block(
         [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now()
     )
@@ -143,6 +156,7 @@ def recall(request, payload: RecallIn):
         "retrieved": True,
         "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",
         "query": query,
+        **_query_cut(response),
     }
 
 
@@ -152,15 +166,17 @@ def ingest(request, payload: IngestIn):
     from governance.services import event_ingest
 
     token = _token(request)
-    decision = event_ingest(
-        text=payload.text,
-        advertiser=write_advertiser(token, payload.advertiser),
-        business_line=payload.business_line or "",
-        source=payload.source,
-        layer=payload.layer,
-        idempotency_key=payload.idempotency_key,
-        actor=token.actor,
-    )
+    advertiser = write_advertiser(token, payload.advertiser)
+    with token_slot(token):
+        decision = event_ingest(
+            text=payload.text,
+            advertiser=advertiser,
+            business_line=payload.business_line or "",
+            source=payload.source,
+            layer=payload.layer,
+            idempotency_key=payload.idempotency_key,
+            actor=token.actor,
+        )
     return _decision(decision, explain=payload.explain)
 
 
@@ -169,17 +185,19 @@ def trigger(request, payload: TriggerIn):
     from governance.services import event_trigger
 
     token = _token(request)
-    decision = event_trigger(
-        event_type=payload.event_type,
-        advertiser=write_advertiser(token, payload.advertiser),
-        business_line=payload.business_line or "",
-        summary=payload.summary,
-        data=payload.data,
-        source=payload.source,
-        layer=payload.layer,
-        idempotency_key=payload.idempotency_key,
-        actor=token.actor,
-    )
+    advertiser = write_advertiser(token, payload.advertiser)
+    with token_slot(token):
+        decision = event_trigger(
+            event_type=payload.event_type,
+            advertiser=advertiser,
+            business_line=payload.business_line or "",
+            summary=payload.summary,
+            data=payload.data,
+            source=payload.source,
+            layer=payload.layer,
+            idempotency_key=payload.idempotency_key,
+            actor=token.actor,
+        )
     return _decision(decision, explain=payload.explain)
 
 
@@ -215,7 +233,10 @@ def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: 
     token = _token(request)
     item = _reviewable_item(token, item_id)
     payload = payload or ReviewDecisionIn()
-    decision = approve(item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct)
+    with token_slot(token):
+        decision = approve(
+            item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct
+        )
     return _decision(decision)
 
 
@@ -231,7 +252,10 @@ def review_reject(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: R
     token = _token(request)
     item = _reviewable_item(token, item_id)
     payload = payload or ReviewDecisionIn()
-    decision = reject(item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct)
+    with token_slot(token):
+        decision = reject(
+            item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct
+        )
     return _decision(decision)
 
 
@@ -243,7 +267,8 @@ def reflect(request):
     token = _token(request)
     if not token.all_advertisers:
         raise HttpError(403, "reflection reads every advertiser's memories; it needs an all-advertiser token")
-    return run_reflection(actor=token.actor)
+    with token_slot(token):
+        return run_reflection(actor=token.actor)
 
 
 # --- URL wiring -------------------------------------------------------------------------

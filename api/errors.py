@@ -6,8 +6,10 @@ import logging
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from ninja import NinjaAPI
+from ninja.errors import HttpError
 
 from memories.exceptions import DomainError, InvalidInput, NotFound
+from memories.strict_json import UnsafeJson
 
 logger = logging.getLogger("lingix.api")
 
@@ -46,6 +48,18 @@ def install_exception_handlers(api: NinjaAPI) -> None:
     @api.exception_handler(DomainError)
     def _domain(request, exc: DomainError):
         return api.create_response(request, {"detail": str(exc) or type(exc).__name__}, status=domain_error_status(exc))
+
+    @api.exception_handler(HttpError)
+    def _http(request, exc: HttpError):
+        # ninja turns every body-parser failure into 400 "Cannot parse request body";
+        # a refusal from the strict parser says what and where (422; 400 when not JSON at all).
+        if isinstance(exc.__cause__, UnsafeJson):
+            return api.create_response(request, {"detail": str(exc.__cause__)}, status=domain_error_status(exc.__cause__))
+        response = api.create_response(request, {"detail": str(exc)}, status=exc.status_code)
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            response["Retry-After"] = str(retry_after)
+        return response
 
     @api.exception_handler(RequestDataTooBig)
     def _too_big(request, exc):

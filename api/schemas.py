@@ -117,6 +117,8 @@ class SearchOut(Schema):
     query: str
     results: list[SearchHitOut]
     timing_ms: dict[str, float]
+    query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
+    query_chars_embedded: int = 0
 
 
 # --- write funnel ------------------------------------------------------------------------
@@ -236,3 +238,5 @@ class RecallOut(Schema):
     retrieved: bool
     reason: str
     query: str
+    query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
+    query_chars_embedded: int = 0

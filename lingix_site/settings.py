@@ -110,10 +110,29 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Request bodies beyond this are refused before parsing (the API adds its own 413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MEMORY_MAX_BODY_BYTES", 256 * 1024))
 
+# Every handler redacts credentials (tokens in a URL, bearer headers) from every record.
+# Django's own handlers are redefined here so none of them writes unfiltered: the access
+# log of runserver keeps its format, and `django` logs go to the root console.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact_credentials": {"()": "lingix_site.log_redaction.RedactCredentials"}},
+    "formatters": {
+        "django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"}
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_credentials"]},
+        "django.server": {
+            "level": "INFO",
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["redact_credentials"],
+        },
+    },
+    "loggers": {
+        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 

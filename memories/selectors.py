@@ -30,6 +30,8 @@ class SearchResponse:
     results: list[SearchResult]
     embed_ms: float
     search_ms: float
+    query_truncated: bool = False
+    query_chars_embedded: int = 0
 
 
 def memory_search(
@@ -69,7 +71,13 @@ def memory_search(
         results.append(SearchResult(memory=memory, score=hit.score, explain=hit.explain))
     if record_access:
         access_recorder.record([r.memory.pk for r in results])
-    return SearchResponse(results=results, embed_ms=outcome.embed_ms, search_ms=outcome.search_ms)
+    return SearchResponse(
+        results=results,
+        embed_ms=outcome.embed_ms,
+        search_ms=outcome.search_ms,
+        query_truncated=outcome.query_truncated,
+        query_chars_embedded=outcome.query_chars_embedded,
+    )
 
 
 def memory_get(*, memory_id: int, advertisers: tuple[str, ...] | None = None) -> Memory:
@@ -96,25 +104,32 @@ def memory_history(*, memory: Memory) -> list[Memory]:
         chain.append(nxt)
 
 
-def memory_status_counts() -> dict[str, Any]:
-    now = timezone.now()
-    by_layer = {layer.value: 0 for layer in Layer}
-    by_status: dict[str, int] = {status.value: 0 for status in Status}
-    for row in Memory.objects.values("layer", "status").annotate(n=Count("id")):
-        by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
-        if row["status"] == Status.ACTIVE:
-            by_layer[row["layer"]] += row["n"]
+def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Counts by layer and status and embedding coverage. `advertisers=None` is the
+    operator's whole system; a tuple limits every figure to those advertisers plus global
+    memories, so a tenant's view does not move when another tenant writes."""
     from memories.embeddings import get_embedder
     from memories.services import stale_embedding_q
 
-    total = Memory.objects.count()
-    stale = Memory.objects.filter(stale_embedding_q()).count()
+    now = timezone.now()
+    rows = Memory.objects.all()
+    if advertisers is not None:
+        rows = rows.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    by_layer = {layer.value: 0 for layer in Layer}
+    by_status: dict[str, int] = {status.value: 0 for status in Status}
+    for row in rows.values("layer", "status").annotate(n=Count("id")):
+        by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
+        if row["status"] == Status.ACTIVE:
+            by_layer[row["layer"]] += row["n"]
+    total = rows.count()
+    stale = rows.filter(stale_embedding_q()).count()
     embedder = get_embedder()
     return {
+        "scope": {"advertisers": "all"} if advertisers is None else {"advertisers": sorted(advertisers), "global": True},
         "memories": by_layer,
         "by_status": by_status,
         "total": total,
-        "expired_pending_sweep": Memory.objects.filter(status=Status.ACTIVE, expires_at__lte=now).count(),
+        "expired_pending_sweep": rows.filter(status=Status.ACTIVE, expires_at__lte=now).count(),
         "embeddings": {
             "model": embedder.model_name,
             "dimension": embedder.dimension,

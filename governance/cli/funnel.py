@@ -57,10 +57,12 @@ def _trigger_run(args) -> dict[str, Any]:
 
     data = None
     if args.data:
+        from memories.strict_json import UnsafeJson, strict_loads
+
         try:
-            data = json.loads(args.data)
-        except json.JSONDecodeError as exc:
-            raise CliError(f"--data is not valid JSON: {exc.msg} at position {exc.pos}") from None
+            data = strict_loads(args.data)
+        except UnsafeJson as exc:
+            raise CliError(f"--data is not valid JSON: {exc}") from None
     decision = event_trigger(
         event_type=args.event_type, advertiser=args.advertiser, summary=args.summary, data=data, source=args.source,
         layer=args.layer, idempotency_key=args.idempotency_key, actor=_actor(), business_line=args.business_line,

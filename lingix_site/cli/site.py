@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from governance.status import system_status
+from governance.status import status_overview
 from lingix_site.bootstrap import bootstrap, login_instructions
 from lingix_site.demo import demo_load_once
 from memories.cli.base import Subcommand
@@ -16,7 +16,7 @@ def _status_args(parser) -> None:
 
 
 def _status_run(args) -> dict[str, Any]:
-    return system_status()
+    return status_overview(advertisers=None)
 
 
 def _status_render(result: dict[str, Any]) -> str:

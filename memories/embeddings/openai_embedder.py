@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -10,6 +9,10 @@ from memories.embeddings.base import Embedder, EmbeddingError, normalise_rows
 
 
 class OpenAIEmbedder(Embedder):
+    # text-embedding-3's input limit. Without the server's tokenizer the count is an
+    # estimate that errs long: two tokens per character covers CJK text.
+    token_limit = 8191
+
     def __init__(
         self,
         *,
@@ -58,11 +61,14 @@ class OpenAIEmbedder(Embedder):
         self.dimension = int(vectors.shape[1])
         return normalise_rows(vectors)
 
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+    def count_tokens(self, text: str, *, is_query: bool) -> int:
+        return 2 * len(text)
+
+    def _passage_vectors(self, texts: list[str]) -> np.ndarray:
         chunks = [self._request(list(texts[i : i + self._batch_size])) for i in range(0, len(texts), self._batch_size)]
         if not chunks:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.vstack(chunks)
 
-    def embed_query(self, text: str) -> np.ndarray:
+    def _query_vector(self, text: str) -> np.ndarray:
         return self._request([text])[0]

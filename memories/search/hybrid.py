@@ -49,6 +49,9 @@ class SearchOutcome:
     hits: list[SearchHit]
     embed_ms: float = 0.0
     search_ms: float = 0.0
+    # What the embedder read of the query: it is cut to the query token budget.
+    query_truncated: bool = False
+    query_chars_embedded: int = 0
 
 
 def _minmax(values: dict[int, float]) -> dict[int, float]:
@@ -76,17 +79,21 @@ def hybrid_search(
     keyword: dict[int, float] = {}
     vector: dict[int, float] = {}
     query_vector = None
+    fitted = None
     backend = get_search_backend()
     if mode in ("hybrid", "keyword"):
         keyword = dict(backend.keyword_candidates(query, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
-        query_vector = get_embedder().embed_query(query[:2000])
+        embedder = get_embedder()
+        fitted = embedder.fit_query(query)
+        query_vector = embedder.embed_query(fitted.text)
         embed_ms = (time.perf_counter() - t0) * 1000
         vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
+    cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars} if fitted else {}
     candidate_ids = list(dict.fromkeys([*vector, *keyword]))
     if not candidate_ids:
-        return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
+        return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)
 
     vectors = backend.vectors_for(candidate_ids) if query_vector is not None else {}
     with_vector = [mid for mid in candidate_ids if mid in vectors]
@@ -145,7 +152,7 @@ def hybrid_search(
         for adjusted, mid, fused, recency in ranked[: _pool_size(top_k)]
     ]
     hits = _mmr(scored, vectors, top_k, config)
-    return SearchOutcome(hits=hits, embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms)
+    return SearchOutcome(hits=hits, embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)
 
 
 def _pool_size(top_k: int) -> int:
