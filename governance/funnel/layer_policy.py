@@ -14,7 +14,7 @@ from datetime import timedelta
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance.funnel import signals as s
+from governance.language import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.models import LayerPolicy
 from memories.constants import Attribution as A

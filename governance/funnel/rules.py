@@ -5,7 +5,7 @@ the layer policy later relies on: a judge's opinion about attribution is recorde
 never grants a layer."""
 from __future__ import annotations
 
-from governance.funnel import signals as s
+from governance.language import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Attribution as A
 from memories.constants import Layer, Source

@@ -17,7 +17,7 @@ from typing import Any
 import openai
 from pydantic import BaseModel, ValidationError
 
-from governance.funnel.value import VALUE_CRITERIA
+from governance.language.criteria import VALUE_CRITERIA
 from governance.providers import prompts
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderAnswer, ProviderUnavailable, Telemetry
 from governance.providers.config import _env_float, token_prices

@@ -29,22 +29,32 @@ HEDGE = _rx(
 # "可能原因" names a hypothesised cause, which an anomaly report is expected to carry.
 HEDGE_EXEMPT = _rx(r"可能(?:的)?原因", r"\bpossible (?:cause|reason)s?\b")
 PREFERENCE = _rx(r"喜欢", r"偏好", r"想要", r"倾向", r"\bprefer", r"\blikes?\b", r"\bwants?\b")
-GREETING = _rx(
-    r"^\s*(?:(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢|多谢|感谢|辛苦了|好的|好滴|收到|了解|明白|知道了|没问题|嗯+|哦+|ok(?:ay)?|thanks?(?: you)?|thank you|hi|hello|hey|got it|sure|noted|great|cool)(?:啦|了|呀|哈|啊)?[\s!！。.,，~]*)+$"
+_ACK_PHRASE = (
+    r"(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢(?:你|您|啦)?|多谢|感谢(?:你|您)?|辛苦(?:了|啦|你了|您了)?|好的|好滴|好嘞|收到|了解|明白|知道了|没问题|"
+    r"嗯+|哦+|ok(?:ay)?|thanks?(?: (?:you|a lot|so much))?|thank you(?: (?:so much|very much))?|thx|hi|hello|hey|got it|sure|noted|"
+    r"great(?: work| job)?|good job|nice|cool|perfect|awesome|bye|再见|拜拜|👍|🙏)"
 )
+# One or more acknowledgements and nothing else: "谢谢，辛苦了", "ok thanks!".
+GREETING = re.compile(r"^\s*(?:" + _ACK_PHRASE + r"(?:啦|了|呀|哈|啊|哦)?[\s!！。.,，、~～]*)+$", re.IGNORECASE)
 USER_VOICE = _rx(
+    r"\bbrand_\w+\s*(?:明确)?(?:要求|反馈|表示|强调|说|纠正|指出)", r"明确要求", r"\bwe (?:want|need|insist)\b",
     r"用户(?:说|表示|反馈|要求|纠正|指出|强调|明确|提出|不希望|希望|不要|要)", r"客户(?:说|表示|反馈|要求|纠正|指出|强调|明确|不希望|希望)",
     r"广告主(?:说|表示|反馈|要求|纠正|明确)", r"\b(?:the )?(?:user|client|advertiser) (?:said|says|asked|wants|insisted|corrected|told|requested|prefers)\b",
 )
 ASSISTANT_VOICE = _rx(r"助手建议", r"AI建议", r"智能体建议", r"\bassistant (?:suggested|recommended)\b", r"\bthe agent suggested\b")
-CORRECTION = _rx(r"纠正", r"更正", r"改为", r"改成", r"不再", r"以后", r"从现在起", r"\binstead\b", r"\bfrom now on\b", r"\bcorrect(?:ion|ed)\b", r"\bno longer\b")
+CORRECTION = _rx(
+    r"纠正", r"更正", r"改为", r"改成", r"改用", r"不再", r"而不是", r"实际上", r"其实是", r"以后", r"从现在起", r"之前说错",
+    r"\binstead\b", r"\bactually\b", r"\brather than\b", r"\bfrom now on\b", r"\bcorrect(?:ion|ed)\b", r"\bno longer\b",
+)
 ATTITUDE = _rx(
+    r"明确要求", r"反馈", r"一定", r"统一", r"务必", r"坚持", r"\bwe (?:want|need)\b", r"\binsist",
     r"不要", r"别再", r"必须", r"一定要", r"禁止", r"不允许", r"不能", r"应该", r"只(?:投|用|要)", r"喜欢", r"偏好", r"不满意", r"满意",
     r"纠正", r"更正", r"改为", r"改成", r"\bdon'?t\b", r"\bnever\b", r"\balways\b", r"\bmust\b", r"\bprefer", r"\bshould\b", r"\bstop\b", r"\bonly\b",
 )
 ACTION = _rx(
     r"出价", r"预算", r"投放", r"定向", r"人群", r"创意", r"素材", r"时段", r"关键词", r"落地页", r"渠道", r"加价", r"降价", r"提价", r"暂停", r"开启",
-    r"扩量", r"控量", r"调价", r"信息流", r"搜索广告", r"\bads?\b", r"\bfeed\b", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
+    r"扩量", r"控量", r"调价", r"信息流", r"搜索广告", r"小红书", r"抖音", r"快手", r"微信", r"百度", r"直播间", r"首发", r"上新",
+    r"\b(?:xiaohongshu|douyin|kuaishou|wechat|baidu|tiktok)\b", r"\blaunch(?:es)?\b", r"\bvideos?\b", r"\blanding page", r"\bads?\b", r"\bfeed\b", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
 )
 METRIC = _rx(r"\bROI\b", r"\bCTR\b", r"\bCVR\b", r"\bCPA\b", r"\bCPC\b", r"\bCPM\b", r"\bGMV\b", r"\bROAS\b", r"转化率", r"点击率", r"成本", r"消耗", r"曝光", r"转化", r"花费", r"\bconversion", r"\bspend\b", r"\bcost\b")
 EFFECT = _rx(
@@ -54,7 +64,7 @@ EFFECT = _rx(
 CAUSAL = _rx(r"因为", r"由于", r"导致", r"所以", r"因此", r"使得", r"带来", r"之后", r"后[，,]?\s*\S*(?:ROI|转化|成本|点击)", r"\bbecause\b", r"\bdue to\b", r"\bled to\b", r"\bresult(?:ed)? in\b", r"\bafter\b", r"\bso\b", r"\bcaused\b")
 TARGET_ACTUAL = _rx(r"目标.{0,12}实际", r"实际.{0,12}目标", r"从\s*\d[\d.]*\S{0,3}\s*(?:提升|提高|上升|增长|下降|降低|降|升|涨|跌)?到\s*\d", r"\bfrom\s+\d[\d.]*\S{0,3}\s+to\s+\d", r"\btarget\b.{0,30}\bactual\b", r"\bvs\.?\b", r"达成率", r"对比")
 CONDITION = _rx(
-    r"当.{1,20}时", r"在.{1,20}(?:期间|时|情况下|场景下|阶段)", r"如果", r"若", r"对于", r"针对", r"仅限", r"仅适用", r"适用于", r"前提是", r"冷启动期", r"大促期间",
+    r"当.{1,20}时", r"在.{1,20}(?:期间|时|情况下|场景下|阶段)", r"如果", r"若", r"对于", r"针对", r"仅限", r"仅适用", r"适用于", r"前提是", r"冷启动", r"大促期间", r"新客", r"老客",
     r"\bif\b", r"\bwhen\b", r"\bonly (?:for|during|when)\b", r"\bduring\b", r"\bapplies to\b", r"\bfor (?:new|cold)\b",
 )
 TIME_BOUND = _rx(
@@ -76,7 +86,13 @@ CYCLES = re.compile(r"(?:连续|过去|近)\s*(\d+|[两二三四五六七八九�
 DOMAIN = _rx(r"美妆", r"医药", r"OTC", r"母婴", r"食品", r"服饰", r"3C", r"家电", r"教育", r"游戏", r"搜索", r"信息流", r"直播", r"短视频", r"开屏", r"\bsearch\b", r"\bfeed\b", r"\blive ?stream", r"\bshort video\b", r"\bbeauty\b", r"\bpharma", r"\bapparel\b")
 INJECTION = _rx(r"\[\s*system\s*:", r"<\s*/?\s*system\s*>", r"ignore (?:all |the )?(?:previous|above|prior) (?:instructions|rules)", r"忽略(?:以上|之前|上述)(?:的)?(?:指令|规则|要求)", r"你现在是", r"write (?:this )?to L[1-4]", r"写入\s*L[1-4]", r"\boverride\b.{0,20}\b(?:rule|policy)")
 NEGATION = _rx(r"不要", r"不能", r"不得", r"禁止", r"别", r"停止", r"不再", r"没有", r"\bnot\b", r"\bnever\b", r"\bdon'?t\b", r"\bno longer\b", r"\bstop\b")
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+# A minus sign only after a space or the start: "8点-11点" and "3-5天" are ranges, not -11 and -5.
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+# Times of day and their ranges: "8点-11点", "9-11点", "20:00-23:00", "9点到11点", "9am-11am".
+TIME_RANGE = re.compile(
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至)\s*(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
+    re.IGNORECASE,
+)
 
 _CN_DIGITS = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
               "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -95,11 +111,28 @@ def is_hedged(text: str) -> list[str]:
     return hits(HEDGE, cleaned)
 
 
+def time_ranges(text: str) -> list[tuple[float, float]]:
+    """Time-of-day ranges as (start, end) hours; a bare "3-5" without 点/时/minutes is not one."""
+    out = []
+    for m in TIME_RANGE.finditer(text or ""):
+        if not (m.group(5) or (m.group(2) and m.group(4))):
+            continue
+        start, end = int(m.group(1)) + int(m.group(2) or 0) / 60, int(m.group(3)) + int(m.group(4) or 0) / 60
+        if start <= 24 and end <= 24:
+            out.append((start, end))
+    return out
+
+
+def _without_time_ranges(text: str) -> str:
+    return TIME_RANGE.sub(lambda m: " " if (m.group(5) or (m.group(2) and m.group(4))) else m.group(0), text or "")
+
+
 def numbers(text: str) -> list[float]:
-    """Numbers quoted in the text, percent signs and units dropped. Years and dates are
-    kept out so '2026年' is not read as a metric."""
+    """Numbers quoted in the text, percent signs and units dropped. Years, dates and
+    times of day are kept out so '2026年' or '9-11点' is not read as a metric."""
     found = []
-    for match in NUMBER.finditer(text or ""):
+    text = _without_time_ranges(text)
+    for match in NUMBER.finditer(text):
         value = float(match.group(1))
         tail = (text or "")[match.end(): match.end() + 1]
         if tail in {"年", "月", "日", "号", "-", "/"} or (1900 <= value <= 2100 and not match.group(2)):
@@ -115,6 +148,11 @@ def cycle_count(text: str) -> int:
         value = int(raw) if raw.isdigit() else _CN_DIGITS.get(raw, 0)
         best = max(best, value)
     return best
+
+
+def is_chitchat(text: str) -> bool:
+    """Greetings, thanks and acknowledgements only, however many: nothing to remember or recall."""
+    return has(GREETING, text)
 
 
 def negation_count(text: str) -> int:
