@@ -9,7 +9,7 @@ from django.utils import timezone
 from governance.funnel.types import Candidate
 from governance.language.relation import relate
 from governance.providers.config import duplicate_cosine, related_cosine
-from memories.constants import Status
+from memories.constants import Layer, Status
 from memories.embeddings import get_embedder
 from memories.hashing import content_hash
 from memories.models import Memory
@@ -31,10 +31,11 @@ def _scope_qs(c: Candidate):
     return qs
 
 
-def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> dict[str, str] | None:
+def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, exception_to_global: bool = False) -> dict[str, str] | None:
     """duplicate / contradiction / compatible with the signal that decided, or None when
     the two are unrelated (governance.language.relation has the rules)."""
-    found = relate(new_text, old_text, cosine=cosine, same_text=same_hash, duplicate_cosine=duplicate_cosine(), related_cosine=related_cosine())
+    found = relate(new_text, old_text, cosine=cosine, same_text=same_hash, duplicate_cosine=duplicate_cosine(), related_cosine=related_cosine(),
+                   exception_to_global=exception_to_global)
     return found.as_dict() if found else None
 
 
@@ -90,7 +91,9 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     found = []
     for i in order:
         m, cos = rows[int(i)], float(cosines[int(i)])
-        rel = relation(c.content, m.content, cos, m.content_hash == new_hash)
+        # An L1 rule binds every advertiser; elsewhere one advertiser may differ from the global memory.
+        exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
+        rel = relation(c.content, m.content, cos, m.content_hash == new_hash, exception_to_global=exception)
         if rel:
             found.append({"memory": m, "cosine": round(cos, 4), "relation": rel["relation"], "signal": rel["signal"], "detail": rel["detail"]})
     c.related = found

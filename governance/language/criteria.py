@@ -128,8 +128,8 @@ def _shared_metric(a: dict[str, float] | None, b: dict[str, float] | None) -> st
     common = [k for k in a if k in b]
     if common:
         return common[0]
-    if len(a) == 1 and len(b) == 1:
-        return next(iter(a))  # one number each: the same measurement under two names
+    if len(a) == 1 and len(b) == 1 and "value" in {*a, *b}:
+        return next(iter(b if "value" in a else a))  # a bare number compared with a named one
     return None
 
 
@@ -231,11 +231,16 @@ def _performance(c: Proposal, d: ParsedData) -> Checks:
     nums = s.numbers(t)
     if before or after:
         has_pair = metric is not None
-        rel = _relative_change(before[metric], after[metric]) if metric else None
+        rel = _relative_change(next(iter(before.values())) if metric not in before else before[metric],
+                               next(iter(after.values())) if metric not in after else after[metric]) if metric else None
     else:
-        has_pair = s.has(s.TARGET_ACTUAL, t) and len(nums) >= 2
+        pair = s.from_to(t)
+        has_pair = pair is not None or (s.has(s.TARGET_ACTUAL, t) and len(nums) >= 2)
         pcts = _pct_values(t)
-        rel = max(abs(p) for p in pcts) if pcts else (_relative_change(nums[0], nums[1]) if has_pair else None)
+        if pair is not None:
+            rel = _relative_change(*pair)
+        else:
+            rel = max(abs(p) for p in pcts) if pcts else (_relative_change(nums[0], nums[1]) if has_pair else None)
     noise = _fraction(d.get("noise")) or NOISE_FRACTION
     sample = d.get("sample_size")
     above = rel is not None and rel > noise and (sample is None or sample >= MIN_SAMPLE)

@@ -45,9 +45,9 @@ _ANTONYM_RX = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)
 LEVERS: dict[str, str] = {
     "bid": r"出价|竞价|加价|提价|降价|调价|\bbids?\b|\bbidding\b|\bcpc cap\b",
     "budget": r"预算|日耗|消耗上限|\bbudgets?\b|\bspend cap\b",
-    "audience": r"人群包|人群|定向|受众|男性|女性|新客|老客|\baudiences?\b|\btargeting\b|\blookalike\b|\bsegment",
+    "audience": r"人群包|人群|定向|受众|男性|女性|新客|老客|\baudiences?\b|\btarget(?:ing)?\b|\blookalike\b|\bsegment|\bwomen\b|\bmen\b|\bcustomers\b",
     "landing": r"落地页|详情页|表单页|\blanding page",
-    "creative": r"素材|创意|视频|文案|图片|首图|\bcreatives?\b|\bvideos?\b|\bcopy\b|\bimages?\b",
+    "creative": r"素材|创意|视频|文案|图片|首图|标题|代言|色调|\bcreatives?\b|\bvideos?\b|\bcopy\b|\bimages?\b|\btitles?\b|\bheadlines?\b|\bbumpers?\b",
     "daypart": r"时段|上午|下午|晚上|晚高峰|凌晨|午间|\bdaypart|\bmorning\b|\bevening\b|\bnight\b",
     "keyword": r"关键词|搜索词|否词|\bkeywords?\b",
     "channel": r"信息流|搜索广告|直播|短视频|开屏|渠道|小红书|抖音|快手|微信|百度|\b(?:xiaohongshu|douyin|kuaishou|wechat|baidu|tiktok)\b|\bfeed\b|\bsearch ads?\b|\blive ?stream|\bchannel",
@@ -67,6 +67,15 @@ _METRICS = {
 }
 _METRIC_RX = {name: re.compile(rx, re.IGNORECASE) for name, rx in _METRICS.items()}
 
+# Where it runs and for whom: two statements about different channels or audience
+# segments are about different things, even when both name "the channel" or "the audience".
+CHANNELS = re.compile(
+    r"信息流|搜索广告|搜索|直播间|直播|短视频|开屏|小红书|抖音|快手|微信|百度|\bfeed\b|\bsearch\b|\blive ?stream\w*|\bdouyin\b|\bxiaohongshu\b|\bwechat\b|\bpre-roll\b",
+    re.IGNORECASE,
+)
+SEGMENTS = re.compile(r"新客|老客|男性|女性|学生|宝妈|银发|\bnew customers?\b|\bexisting customers?\b|\bwomen\b|\bmen\b", re.IGNORECASE)
+_CANON = {"直播间": "直播", "搜索广告": "搜索", "search": "搜索", "feed": "信息流", "douyin": "抖音", "xiaohongshu": "小红书", "wechat": "微信"}
+
 _BRAND = re.compile(r"\bbrand_\w+\b", re.IGNORECASE)
 CATEGORIES = re.compile(
     r"医药OTC|OTC|维生素|感冒药|保健品|美妆|口红|面膜|护肤|母婴|奶粉|纸尿裤|食品|零食|服饰|女装|男装|3C|手机|耳机|家电|教育|游戏|"
@@ -74,6 +83,11 @@ CATEGORIES = re.compile(
     re.IGNORECASE,
 )
 SLOT_WINDOW = 12
+# "不投放", "不用": a bare 不 before an action verb negates it ("不超过" is a cap, not a negation).
+_VERB_NEGATION = re.compile(r"不(?=投|用|做|买|开|上新|加价|放量|推|出现|要)|\bnot\b|\bno\b|n't\b", re.IGNORECASE)
+# Below the related threshold by at most this, a pair about the same subject and lever is
+# still checked for contradiction (English paraphrases embed further apart than Chinese ones).
+CONTRADICTION_MARGIN = 0.07
 _UNITS = {"%": "%", "％": "%", "pp": "%", "个百分点": "%", "元": "元", "万": "万元", "倍": "x"}
 _PERIODS = {
     "/day": re.compile(r"日预算|每日|每天|单日|\bdaily\b|\bper day\b", re.IGNORECASE),
@@ -88,6 +102,8 @@ class Facts:
 
     brands: set[str] = field(default_factory=set)
     categories: set[str] = field(default_factory=set)
+    channels: set[str] = field(default_factory=set)
+    segments: set[str] = field(default_factory=set)
     levers: set[str] = field(default_factory=set)
     metrics: set[str] = field(default_factory=set)
     polarity: dict[str, list[int]] = field(default_factory=dict)  # antonym pair -> sides in reading order
@@ -113,13 +129,15 @@ def facts(text: str) -> Facts:
     f = Facts()
     f.brands = {b.lower() for b in _BRAND.findall(text)}
     f.categories = {c.lower() for c in CATEGORIES.findall(text)}
+    f.channels = {_CANON.get(c.lower(), c.lower()) for c in CHANNELS.findall(text)}
+    f.segments = {c.lower() for c in SEGMENTS.findall(text)}
     f.levers = {name for name, rx in _LEVER_RX.items() if rx.search(text)}
     f.metrics = {name for name, rx in _METRIC_RX.items() if rx.search(text)}
     for name, a, b in _ANTONYM_RX:
         sides = sorted([(m.start(), 0) for m in a.finditer(text)] + [(m.start(), 1) for m in b.finditer(text)])
         if sides:
             f.polarity[name] = [side for _, side in sides]
-    f.negations = s.negation_count(text)
+    f.negations = s.negation_count(text) + len(_VERB_NEGATION.findall(text))
     f.correction = s.hits(s.CORRECTION, text)
     f.times = set(s.time_ranges(text))
     plain = s._without_time_ranges(text)
@@ -166,6 +184,16 @@ def _disjoint(a: set, b: set) -> bool:
     return bool(a) and bool(b) and not (a & b)
 
 
+def _core_levers(f: Facts) -> set[str]:
+    # "feed ads" is usually the setting, not the thing changed; channels are compared on their own.
+    return (f.levers - {"channel"}) or f.levers
+
+
+def _same_facets(new: Facts, old: Facts) -> bool:
+    return all(not (a and b) or a == b for a, b in ((new.categories, old.categories), (new.channels, old.channels),
+                                                   (new.segments, old.segments), (new.metrics, old.metrics)))
+
+
 def _flipped(new: Facts, old: Facts) -> str | None:
     """An antonym pair whose sides differ, read in order ("最高" ↔ "最低")."""
     for name, sides in new.polarity.items():
@@ -189,24 +217,38 @@ def _value_change(new: Facts, old: Facts) -> str | None:
     return None
 
 
-def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, duplicate_cosine: float, related_cosine: float) -> Relation | None:
-    """None when the two are not about the same thing at all."""
+def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, duplicate_cosine: float, related_cosine: float,
+           exception_to_global: bool = False) -> Relation | None:
+    """None when the two are not about the same thing at all. `exception_to_global`: the
+    old memory holds for everyone and the new one for one advertiser only, so a different
+    rule for that advertiser is an exception, not a contradiction."""
     if same_text:
         return Relation(DUPLICATE, "same text")
-    if cosine < related_cosine:
+    if cosine < related_cosine - CONTRADICTION_MARGIN:
         return None
     new, old = facts(new_text), facts(old_text)
+    if cosine < related_cosine:
+        # Loosely related: only a contradiction about the same subject and lever counts.
+        same_subject = bool(new.brands & old.brands) and bool(_core_levers(new) & _core_levers(old))
+        found = relate(new_text, old_text, cosine=related_cosine, same_text=False, duplicate_cosine=2.0, related_cosine=related_cosine,
+                       exception_to_global=exception_to_global) if same_subject else None
+        return found if found is not None and found.kind == CONTRADICTION else None
     if _disjoint(new.brands, old.brands):
         return Relation(COMPATIBLE, "different subject", f"{sorted(old.brands)} vs {sorted(new.brands)}")
     if _disjoint(new.categories, old.categories):
         return Relation(COMPATIBLE, "different subject", f"{sorted(old.categories)} vs {sorted(new.categories)}")
-    if _disjoint(new.levers, old.levers):
-        return Relation(COMPATIBLE, "different lever", f"{sorted(old.levers)} vs {sorted(new.levers)}")
+    for facet, a, b in (("channel", new.channels, old.channels), ("audience segment", new.segments, old.segments),
+                        ("lever", _core_levers(new), _core_levers(old)), ("metric", new.metrics, old.metrics)):
+        if _disjoint(a, b):
+            return Relation(COMPATIBLE, f"different {facet}", f"{sorted(b)} vs {sorted(a)}")
     overlap = lexical_overlap(new_text, old_text)
     shared_topic = bool(new.levers & old.levers) or bool(new.metrics & old.metrics) or overlap >= 0.5
     if not shared_topic:
         return Relation(COMPATIBLE, "different topic", f"overlap {overlap:.2f}")
     flipped = _flipped(new, old)
+    conflicting = flipped or ((new.negations > 0) != (old.negations > 0)) or new.correction or _value_change(new, old)
+    if conflicting and exception_to_global:
+        return Relation(COMPATIBLE, "advertiser exception to a global memory")
     if flipped:
         return Relation(CONTRADICTION, "antonym", flipped)
     if (new.negations > 0) != (old.negations > 0) and overlap >= 0.4:
@@ -216,9 +258,11 @@ def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, dupl
     changed = _value_change(new, old)
     if changed:
         return Relation(CONTRADICTION, "different value", changed)
-    if overlap >= 0.6 and cosine >= duplicate_cosine:
+    if not _same_facets(new, old):
+        return Relation(COMPATIBLE, "related, different scope", f"cosine {cosine:.3f} overlap {overlap:.2f}")
+    if (overlap >= 0.6 and cosine >= duplicate_cosine) or overlap >= 0.85:
         return Relation(DUPLICATE, "near-identical, same polarity", f"cosine {cosine:.3f} overlap {overlap:.2f}")
-    shared_slots = {k for k in new.slots if k in old.slots}
+    shared_slots = sorted({k for k in new.slots if k in old.slots} | ({"time"} if new.times & old.times else set()))
     if shared_slots and new.levers == old.levers and overlap >= 0.45:
-        return Relation(DUPLICATE, "same slots and values", ", ".join(sorted(shared_slots)))
+        return Relation(DUPLICATE, "same slots and values", ", ".join(shared_slots))
     return Relation(COMPATIBLE, "related, no conflicting signal", f"cosine {cosine:.3f} overlap {overlap:.2f}")
