@@ -118,7 +118,7 @@ def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
     from django.db import transaction
 
     tp = fp = fn = tn = beside = agree = 0
-    by: dict[str, dict[str, dict[str, int]]] = {"trigger_type": {}, "language": {}, "group": {}}
+    by: dict[str, dict[str, dict[str, int]]] = {"trigger_type": {}, "language": {}, "group": {}, "batch": {}}
     confusion = {e: {d: 0 for d in (*RELATIONS, "not reached")} for e in RELATIONS}
     wrong, rows = [], []
     for case in cases:
@@ -139,7 +139,8 @@ def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
         fp += false_write
         beside += label == "update" and decision.action == "WRITE"
         agree += ok
-        for axis, key in (("trigger_type", case.get("trigger") or "none"), ("language", case["lang"]), ("group", case["group"])):
+        for axis, key in (("trigger_type", case.get("trigger") or "none"), ("language", case["lang"]), ("group", case["group"]),
+                          ("batch", case.get("batch", "main"))):
             cell = by[axis].setdefault(key, {"cases": 0, "agree": 0})
             cell["cases"] += 1
             cell["agree"] += ok
@@ -211,7 +212,7 @@ def render_labelled(q: dict[str, Any]) -> list[str]:
              f"  written: precision {q['precision_written']} recall {q['recall_written']}, false writes {q['false_writes']} (beside {q['written_beside']}), missed {q['missed_writes']}",
              f"  contradictions caught {q['contradictions_caught']}, reinforced {q['contradictions_reinforced']}",
              "  relation confusion (labelled → detected): " + "; ".join(f"{e}: " + ", ".join(f"{d} {n}" for d, n in row.items() if n) for e, row in q["relation_confusion"].items())]
-    for axis in ("trigger_type", "language", "group"):
+    for axis in ("trigger_type", "language", "group", "batch"):
         lines.append(f"  by {axis}: " + ", ".join(f"{k} {v['agree']}/{v['cases']}" for k, v in sorted(q["accuracy"][axis].items())))
     lines += [f"  wrong: {w['id']} expected {w['expected']}{'/' + w['expected_relation'] if w['expected_relation'] else ''} got {w['action']}"
               f"{'/' + str(w['relation']) if w['expected_relation'] else ''}: {w['reasons'][:1]}" for w in q["wrong"]]

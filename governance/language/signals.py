@@ -32,7 +32,7 @@ PREFERENCE = _rx(r"喜欢", r"偏好", r"想要", r"倾向", r"\bprefer", r"\bli
 _ACK_PHRASE = (
     r"(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢(?:你|您|啦)?|多谢|感谢(?:你|您)?|辛苦(?:了|啦|你了|您了)?|好的|好滴|好嘞|收到|了解|明白|知道了|没问题|"
     r"嗯+|哦+|ok(?:ay)?|thanks?(?: (?:you|a lot|so much))?|thank you(?: (?:so much|very much))?|thx|hi|hello|hey|got it|sure|noted|"
-    r"great(?: work| job)?|good job|nice|cool|perfect|awesome|bye|再见|拜拜|👍|🙏)"
+    r"great(?: work| job)?|good job|nice|cool|perfect|awesome|bye|yes|yep|yeah|nope|再见|拜拜|晚安|对的?|是的|行|可以|👍|🙏|👌)"
 )
 # One or more acknowledgements and nothing else: "谢谢，辛苦了", "ok thanks!".
 GREETING = re.compile(r"^\s*(?:" + _ACK_PHRASE + r"(?:啦|了|呀|哈|啊|哦)?[\s!！。.,，、~～]*)+$", re.IGNORECASE)
@@ -48,7 +48,7 @@ CORRECTION = _rx(
 )
 ATTITUDE = _rx(
     r"明确要求", r"要求", r"反馈", r"一定", r"统一", r"务必", r"坚持", r"只在", r"\bwe (?:want|need)\b", r"\binsist", r"\bwants?\b", r"\brequire[sd]?\b",
-    r"\b(?:said|says|asked|told us)\s*:",
+    r"\b(?:said|says|asked|told us)\s*:", r"\b(?:told|asked) (?:us|me) to\b",
     r"不要", r"别再", r"必须", r"一定要", r"禁止", r"不允许", r"不能", r"应该", r"只(?:投|用|要)", r"喜欢", r"偏好", r"不满意", r"满意",
     r"纠正", r"更正", r"改为", r"改成", r"\bdon'?t\b", r"\bnever\b", r"\balways\b", r"\bmust\b", r"\bprefer", r"\bshould\b", r"\bstop\b", r"\bonly\b",
 )

@@ -294,3 +294,28 @@ def markdown_table() -> str:
         lines.append(f"| `{trigger_type}` | " + "; ".join(cells) + " |")
     lines.append("| every type | `category`: 品类; `business_line`: 业务线; `conditions` (condition): 适用条件 |")
     return "\n".join(lines)
+
+
+# One complete, sensible event per type: the OpenAPI examples and the docs use these.
+EXAMPLE_EVENTS: dict[str, dict[str, Any]] = {
+    T.USER_FEEDBACK: {"advertiser": "brand_B", "source": "user", "summary": "brand_B 明确要求：口红类目也投放男性人群"},
+    T.STRATEGY_EXECUTION: {"advertiser": "brand_A", "source": "tool", "summary": "医药OTC冷启动计划完成三周投放",
+                           "data": {"category": "医药OTC", "business_line": "medical"}},
+    T.ENVIRONMENT_CHANGE: {"advertiser": "brand_D", "source": "tool", "summary": "618大促期间美妆类目CPM上涨35%，需提前上调出价"},
+    T.RULE_UPDATE: {"advertiser": None, "source": "human", "summary": "平台规则：自2026年7月1日起，医药OTC全部账户日预算不得超过5000元"},
+    T.ANOMALY_PATTERN: {"advertiser": "brand_A", "source": "tool", "summary": "brand_A 搜索广告ROI连续3天低于预期52%，可能原因是竞品抢量"},
+    T.PERFORMANCE_OPTIMIZATION: {"advertiser": "brand_A", "source": "tool", "summary": "仅调整出价时段后，brand_A CTR从2.0%提升到2.6%"},
+    T.CROSS_DOMAIN_CORRELATION: {"advertiser": "brand_D", "source": "tool", "summary": "brand_D 美妆与母婴类目ROI联动，相关系数0.82，样本120个，已排除大促影响"},
+    T.PERIODIC_PATTERN: {"advertiser": "brand_A", "source": "tool", "summary": "过去6周每周五20:00-23:00 CTR高于周均30%，周五晚高峰出价上调10%"},
+}
+
+
+def example_event(trigger_type: str) -> dict[str, Any]:
+    """A trigger request body: {event_type, advertiser, summary, data, source}."""
+    base = EXAMPLE_EVENTS[trigger_type]
+    return {"event_type": str(trigger_type), "advertiser": base["advertiser"], "summary": base["summary"],
+            "data": {**example_data(trigger_type), **base.get("data", {})}, "source": base["source"]}
+
+
+def openapi_examples() -> dict[str, dict[str, Any]]:
+    return {str(t): {"summary": str(t), "value": example_event(t)} for t in SCHEMAS}
