@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from governance.language import signals as s
 
@@ -124,7 +125,9 @@ def _slot_of(text: str, at: int) -> str | None:
     return best
 
 
+@lru_cache(maxsize=4096)
 def facts(text: str) -> Facts:
+    """Cached: a candidate is compared with several neighbours, twice per event. Treat the result as read-only."""
     text = text or ""
     f = Facts()
     f.brands = {b.lower() for b in _BRAND.findall(text)}
