@@ -92,15 +92,6 @@ USER_SPEAKERS = s._rx(r"用户", r"客户", r"广告主", r"品牌方", r"投放
 MACHINE_SPEAKERS = s._rx(r"助手", r"智能体", r"\bAI\b", r"\bassistant\b", r"\bagent\b", r"\bbot\b", r"\bmodel\b")
 
 
-def _num(value: Any) -> float | None:
-    try:
-        if isinstance(value, str):
-            value = value.strip().rstrip("%％")
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _relative_change(before: float | None, after: float | None) -> float | None:
     if before is None or after is None or before == 0:
         return None
@@ -119,7 +110,7 @@ def _text(c: Proposal) -> str:
 
 
 def _pct_values(text: str) -> list[float]:
-    return [float(m.group(1)) / 100 for m in s.NUMBER.finditer(s._without_time_ranges(text)) if m.group(2) in {"%", "％", "个百分点", "pp"}]
+    return [float(m.group(1)) / 100 for m in s.NUMBER.finditer(s.without_time_ranges(text)) if m.group(2) in {"%", "％", "个百分点", "pp"}]
 
 
 def _shared_metric(a: dict[str, float] | None, b: dict[str, float] | None) -> str | None:

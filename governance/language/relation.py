@@ -31,8 +31,8 @@ COMPATIBLE = "compatible"
 # Antonym pairs; the longer form is listed first so "不适合" is not read as "适合".
 ANTONYMS: list[tuple[str, str, str]] = [
     ("max_min", r"最高|最好|最强|最多|最佳|\bhighest\b|\bbest\b|\bmost\b", r"最低|最差|最弱|最少|\blowest\b|\bworst\b|\bleast\b"),
-    ("up_down", r"提高|提升|上升|增长|上涨|升高|走高|拉升|\bhigher\b|\bincreas(?:e[sd]?|ing)\b|\brais(?:e[sd]?|ing)\b|\brose\b|\bimprov(?:e[sd]?|ing)\b|\bgrew\b|\bup\b",
-     r"降低|下降|下跌|走低|降到|回落|\blower(?:ed)?\b|\bdecreas(?:e[sd]?|ing)\b|\bdrop(?:ped|s)?\b|\bfell\b|\bdeclin(?:e[sd]?|ing)\b|\bdown\b"),
+    ("up_down", r"提高|提升|上升|增长|上涨|升高|走高|拉升|升到|升至|涨到|涨至|增至|\bhigher\b|\bincreas(?:e[sd]?|ing)\b|\brais(?:e[sd]?|ing)\b|\brose\b|\bimprov(?:e[sd]?|ing)\b|\bgrew\b|\bup\b",
+     r"降低|下降|下跌|走低|降到|降至|跌到|跌至|回落|\blower(?:ed)?\b|\bdecreas(?:e[sd]?|ing)\b|\bdrop(?:ped|s)?\b|\bfell\b|\bdeclin(?:e[sd]?|ing)\b|\bdown\b"),
     ("raise_cut", r"上调|上浮|加价|提价|\braise the bid\b", r"下调|下浮|降价|压价|\bcut the bid\b"),
     ("more_less", r"增加|加大|扩大|扩量|放量|多投|\bmore\b|\bexpand", r"减少|缩小|收缩|控量|少投|\bless\b|\bfewer\b|\breduc(?:e[sd]?|ing)\b"),
     ("pause_resume", r"恢复|重启|开启|继续投|\bresume[sd]?\b|\bstart(?:ed|ing|s)?\b|\bturn on\b", r"暂停|停投|停止|关停|关闭|\bpause[sd]?\b|\bstop(?:ped|ping|s)?\b|\bturn off\b"),
@@ -143,7 +143,7 @@ def facts(text: str) -> Facts:
     f.negations = s.negation_count(text) + len(_VERB_NEGATION.findall(text))
     f.correction = s.hits(s.CORRECTION, text)
     f.times = set(s.time_ranges(text))
-    plain = s._without_time_ranges(text)
+    plain = s.without_time_ranges(text)
     for m in s.NUMBER.finditer(plain):
         tail = plain[m.end(): m.end() + 1]
         if tail in {"年", "月", "日", "号"}:
@@ -213,7 +213,8 @@ def _flipped(new: Facts, old: Facts) -> str | None:
 def _value_change(new: Facts, old: Facts) -> str | None:
     for slot, values in new.slots.items():
         before = old.slots.get(slot)
-        if before and not (values & before):
+        # A restatement may quote fewer figures; a different one (from 1.8 to 2.3 vs to 1.5) changes the claim.
+        if before and not (values <= before or before <= values):
             return f"{slot}: {sorted(before)} → {sorted(values)}"
     if new.times and old.times and not (new.times & old.times):
         return f"time: {sorted(old.times)} → {sorted(new.times)}"

@@ -129,7 +129,7 @@ def time_ranges(text: str) -> list[tuple[float, float]]:
     return out
 
 
-def _without_time_ranges(text: str) -> str:
+def without_time_ranges(text: str) -> str:
     return TIME_RANGE.sub(lambda m: " " if (m.group(5) or (m.group(2) and m.group(4))) else m.group(0), text or "")
 
 
@@ -137,7 +137,7 @@ def numbers(text: str) -> list[float]:
     """Numbers quoted in the text, percent signs and units dropped. Years, dates and
     times of day are kept out so '2026年' or '9-11点' is not read as a metric."""
     found = []
-    text = _without_time_ranges(text)
+    text = without_time_ranges(text)
     for match in NUMBER.finditer(text):
         value = float(match.group(1))
         tail = (text or "")[match.end(): match.end() + 1]
@@ -149,7 +149,7 @@ def numbers(text: str) -> list[float]:
 
 def from_to(text: str) -> tuple[float, float] | None:
     """The first "从1.8%提升到2.4%" / "from 40 to 52" pair in the text."""
-    m = FROM_TO.search(_without_time_ranges(text or ""))
+    m = FROM_TO.search(without_time_ranges(text or ""))
     if not m:
         return None
     a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
