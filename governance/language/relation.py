@@ -250,14 +250,16 @@ def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, dupl
     if not shared_topic:
         return Relation(COMPATIBLE, "different topic", f"overlap {overlap:.2f}")
     flipped = _flipped(new, old)
-    conflicting = flipped or ((new.negations > 0) != (old.negations > 0)) or new.correction or _value_change(new, old)
+    conflicting = flipped or ((new.negations > 0) != (old.negations > 0)) or (new.correction and overlap >= 0.4) or _value_change(new, old)
     if conflicting and exception_to_global:
         return Relation(COMPATIBLE, "advertiser exception to a global memory")
     if flipped:
         return Relation(CONTRADICTION, "antonym", flipped)
     if (new.negations > 0) != (old.negations > 0) and overlap >= 0.4:
         return Relation(CONTRADICTION, "negation", f"negations {old.negations} → {new.negations}")
-    if new.correction and not old.correction:
+    # A correction cue only corrects this memory when it is about the same slot, not merely the same lever.
+    same_slot = bool(set(new.slots) & set(old.slots)) or bool(new.times and old.times) or overlap >= 0.4
+    if new.correction and not old.correction and same_slot:
         return Relation(CONTRADICTION, "correction", new.correction[0])
     changed = _value_change(new, old)
     if changed:
