@@ -90,10 +90,11 @@ def test_funnel_refuses_an_l3_observation_older_than_its_ttl(trigger):
 
 # --- approvals: service/CLI, admin, API ---------------------------------------------------
 @pytest.mark.parametrize("candidate", [L4_PROPOSAL, INFERENCE_PROPOSAL], ids=["l4", "agent-inference-l2"])
-def test_cli_approval_of_an_outage_parked_item_is_refused(candidate, capsys):
+def test_cli_approval_of_an_outage_parked_item_is_refused(candidate, capsys, django_user_model):
+    django_user_model.objects.create_superuser(username="admin", password="pw")  # the account `make run` creates
     item = _parked(candidate)
     with pytest.raises(SystemExit) as exit_info:
-        call_command("memory", "review", "approve", str(item.pk), "--reviewer", "ops_zhao", "--json")
+        call_command("memory", "review", "approve", str(item.pk), "--json")
     err = capsys.readouterr().err
     assert exit_info.value.code != 0 and err.count("\n") == 1 and "Traceback" not in err
     _still_open(item)
