@@ -136,13 +136,15 @@ def layer_refusal(
         if not derived_from or any(m.layer != Layer.L2 for m in derived_from):
             return Refusal(HardRule.L4_PROMOTION_ONLY, "an L4 template must be derived from an existing L2 memory")
         if authority.origin == WriteOrigin.PROMOTION and not all(is_mature_l2(m) for m in derived_from):
-            return Refusal(HardRule.L4_PROMOTION_ONLY, "the L2 source of this template is no longer mature (active, old, used and important enough)")
+            return Refusal(HardRule.L4_PROMOTION_ONLY,
+                           "the L2 source of this template is no longer mature (active, old, used and important enough)")
     if attribution == Attribution.AGENT_INFERENCE and layer in {Layer.L1, Layer.L2} and not authority.person:
         return Refusal(HardRule.AGENT_INFERENCE_NEEDS_PERSON, f"agent inference may not write {layer} without a person's approval")
     if layer == Layer.L1 and not authority.operator:
         authoritative = source in AUTHORITATIVE_SOURCES and attribution in AUTHORITATIVE_ATTRIBUTIONS
         if authority.origin != WriteOrigin.FUNNEL or not authoritative:
-            return Refusal(HardRule.L1_AUTHORITATIVE, f"L1 accepts authoritative sources only (human, system); source is {source}: an operator must approve")
+            return Refusal(HardRule.L1_AUTHORITATIVE,
+                           f"L1 accepts authoritative sources only (human, system); source is {source}: an operator must approve")
     if layer == Layer.L3 and observed_at is None:
         return Refusal(HardRule.L3_OBSERVATION, "L3 needs an observation time (observed_at)")
     return None

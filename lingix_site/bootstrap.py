@@ -5,6 +5,7 @@ import os
 from typing import Any
 
 from governance.constants import DEFAULT_ADMIN_USER
+
 DEFAULT_ADMIN_PASSWORD = "lingix-admin"
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import getpass
-import os
 import json
+import os
 from typing import Any
 
 from governance.constants import DEFAULT_ADMIN_USER, REVIEW_PERMISSION

@@ -9,9 +9,9 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance.language import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
+from governance.language import signals as s
 from governance.models import LayerPolicy
 from memories.constants import Layer, Source
 
@@ -59,7 +59,8 @@ def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome
         decision = "PENDING_REVIEW" if refusal.rule == HardRule.L1_AUTHORITATIVE else "REJECT"
         return StageOutcome("layer_policy", decision, [refusal.reason], scores)
     if layer == Layer.L2 and not has_conditions(c):
-        return StageOutcome("layer_policy", "PENDING_REVIEW", ["L2 needs conditions of validity (scope, advertiser or 'when/对于…' clause)"], scores)
+        reason = "L2 needs conditions of validity (scope, advertiser or 'when/对于…' clause)"
+        return StageOutcome("layer_policy", "PENDING_REVIEW", [reason], scores)
     if layer == Layer.L3:
         if c.source not in OBSERVING_SOURCES:
             return StageOutcome("layer_policy", "PENDING_REVIEW", [f"L3 needs a tool or system observation; source is {c.source}"], scores)
@@ -68,6 +69,7 @@ def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome
         c.expires_at = l3_expires_at(c.observed_at, ttl_hours=ttl)
         scores.update(ttl_hours=ttl, observed_at=c.observed_at.isoformat(), expires_at=c.expires_at.isoformat())
         if c.expires_at <= now:
-            return StageOutcome("layer_policy", "REJECT", [f"observed {c.observed_at:%Y-%m-%d %H:%M}, older than the {ttl} h L3 TTL: already stale"], scores)
+            stale = f"observed {c.observed_at:%Y-%m-%d %H:%M}, older than the {ttl} h L3 TTL: already stale"
+            return StageOutcome("layer_policy", "REJECT", [stale], scores)
         return StageOutcome("layer_policy", PASS, [f"L3 observation from {c.source}; expires {ttl} h after it was observed"], scores)
     return StageOutcome("layer_policy", PASS, [f"{layer} accepts {c.attribution} from {c.source}"], scores)

@@ -11,12 +11,11 @@ import re
 from django.utils import timezone
 
 from governance.funnel.injection import injection_hits
-from governance.language import signals as s
-from governance.hard_rules import Authority, HardRule, layer_refusal
 from governance.funnel.types import PASS, Candidate, StageOutcome
+from governance.hard_rules import Authority, HardRule, layer_refusal
+from governance.language import signals as s
 from memories.constants import Attribution as A
-from memories.constants import Layer, Source
-
+from memories.constants import Source
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
 USER_ASSENT = re.compile(
@@ -28,7 +27,8 @@ USER_ASSENT = re.compile(
 
 # The agent's own reasoning, as opposed to a report of what the data says.
 INFERENCE = re.compile(
-    r"推断|推测|推理|我认为|我觉得|我估计|估计是|应该是因为|看起来是|猜测|\bI (?:infer|think|believe|guess|suspect)\b|\bprobably\b|\bseems? to\b|\bmy guess\b",
+    r"推断|推测|推理|我认为|我觉得|我估计|估计是|应该是因为|看起来是|猜测|"
+    r"\bI (?:infer|think|believe|guess|suspect)\b|\bprobably\b|\bseems? to\b|\bmy guess\b",
     re.IGNORECASE,
 )
 
@@ -158,7 +158,8 @@ def content_rules(c: Candidate) -> StageOutcome:
     if injected:
         scores["injection"] = [kind for kind, _ in injected]
         kinds = ", ".join(f"{kind} ({text!r})" for kind, text in injected)
-        return StageOutcome("guard_rules", "PENDING_REVIEW", [f"injection: the text gives the system orders: {kinds}; a person decides"], scores)
+        reason = f"injection: the text gives the system orders: {kinds}; a person decides"
+        return StageOutcome("guard_rules", "PENDING_REVIEW", [reason], scores)
     return StageOutcome("guard_rules", PASS, [f"no deterministic rule fired (attribution {c.attribution})"], scores)
 
 

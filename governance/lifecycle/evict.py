@@ -111,18 +111,14 @@ def memories_evict(
             for start in range(0, len(victims), batch_size):
                 batch = victims[start : start + batch_size]
 
-                def archive(batch=batch) -> int:
+                def archive(batch=batch, why=why) -> int:
                     retentions = {memory_id: retention for retention, memory_id in batch}
                     moved = governed_lifecycle_transition(memory_ids=list(retentions), from_status=Status.ACTIVE, to_status=Status.ARCHIVED,
                                                           at=now, authority=Authority.lifecycle("scheduler"), extra={"valid_to": now})
                     traces = [
                         Trace(
                             memory_id=memory_id, stage=EVICT_STAGE, decision="archived", scores=retentions[memory_id].as_dict(),
-                            reasons=[
-                                f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
-                                "lowest retention in scope",
-                            ],
-                            created_at=now,
+                            reasons=why, created_at=now,
                         )
                         for memory_id in moved
                     ]

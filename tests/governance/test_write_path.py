@@ -14,12 +14,12 @@ from django.utils import timezone
 from api.services import api_token_create
 from governance.constants import ReviewKind, ReviewStatus
 from governance.hard_rules import Authority, HardRuleViolation, WriteOrigin, l3_ttl_hours
+from governance.imports import ImportFailed, memories_import
 from governance.memory_write import Proposal, governed_write
 from governance.models import LayerPolicy, ReviewItem
 from governance.services import review_approve, review_item_create
 from memories.constants import Layer, Status
 from memories.models import Memory
-from governance.imports import ImportFailed, memories_import
 from tests.fakes.openai_server import error
 
 pytestmark = pytest.mark.django_db
@@ -193,7 +193,8 @@ def test_l1_is_written_by_the_funnel_only_from_an_authoritative_source():
     proposal = Proposal(content="医药OTC广告禁止出现“根治”字样", layer=Layer.L1, source="agent", source_attribution="user_stated")
     with pytest.raises(HardRuleViolation):
         governed_write(proposal=proposal, authority=Authority.funnel("token:agent-a"))
-    approved = governed_write(proposal=proposal, authority=Authority(origin=WriteOrigin.APPROVAL, actor="ops_zhao", person=True, operator=True))
+    operator = Authority(origin=WriteOrigin.APPROVAL, actor="ops_zhao", person=True, operator=True)
+    approved = governed_write(proposal=proposal, authority=operator)
     assert approved.layer == Layer.L1
     assert LayerPolicy.objects.filter(layer=Layer.L1).exists()
 
