@@ -172,3 +172,6 @@ Q_CLUSTER = {
 MEMORY_ACCESS_ASYNC = _env_bool("MEMORY_ACCESS_ASYNC", True)
 # Per-token request rate for the agent API (ninja throttling syntax, e.g. "120/min").
 MEMORY_API_RATE = os.environ.get("MEMORY_API_RATE", "120/min")
+# Expensive requests one token may have in flight (per process), and how much of a query the embedder reads.
+MEMORY_API_CONCURRENCY = int(os.environ.get("MEMORY_API_CONCURRENCY", "2"))
+MEMORY_EMBED_QUERY_TOKENS = int(os.environ.get("MEMORY_EMBED_QUERY_TOKENS", "96"))

@@ -4,7 +4,8 @@ from django.utils.translation import gettext_lazy as _
 from memories.constants import Layer
 
 # Shown beside the tunable fields so an operator sees what the form cannot change. The
-# rules themselves are enforced by the funnel's layer-policy stage, not by this text.
+# rules themselves live in governance.hard_rules and are enforced by governance.memory_write;
+# this is their translated explanation, not their definition.
 HARD_RULES = {
     Layer.L1: [
         _("Only authoritative sources write here (a human operator, a rule update); anything else is parked for review."),
