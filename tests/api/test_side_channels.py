@@ -15,10 +15,10 @@ def _brand_b_writes(make_memory, n: int) -> None:
         make_memory(f"brand_B 美妆新客出价上限 {40 + i} 元，ROI 低于 1.2 时降价", advertiser="brand_B", layer="L2")
 
 
-def test_status_for_a_scoped_token_does_not_move_when_another_tenant_writes(demo_memories, brand_a, operator, make_memory):
-    before_a, before_ops = brand_a.get("/status").json(), operator.get("/status").json()
+def test_status_for_a_scoped_token_does_not_move_when_another_tenant_writes(demo_memories, brand_a, operator_token, make_memory):
+    before_a, before_ops = brand_a.get("/status").json(), operator_token.get("/status").json()
     _brand_b_writes(make_memory, 3)
-    after_a, after_ops = brand_a.get("/status").json(), operator.get("/status").json()
+    after_a, after_ops = brand_a.get("/status").json(), operator_token.get("/status").json()
     assert {k: after_a[k] for k in ("memories", "by_status", "total", "embeddings")} == {
         k: before_a[k] for k in ("memories", "by_status", "total", "embeddings")
     }

@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.governance.safety_corpus import HOSTILE, leaks
+from tests.governance.safety.safety_corpus import HOSTILE, leaks
 from tests.subprocess_env import isolated_env
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     db = tmp_path_factory.mktemp("safety") / "lingix.db"
     env = isolated_env(DATABASE_URL=f"sqlite:///{db}", MEMORY_LLM_PROVIDER="offline", MEMORY_ACCESS_ASYNC="0")
-    done = subprocess.run([sys.executable, "-m", "tests.governance.safety_store_corpus"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "tests.governance.safety.safety_store_corpus"], cwd=ROOT, env=env,
                           check=False, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return db, json.loads(done.stdout.strip().splitlines()[-1])

@@ -8,8 +8,8 @@ from governance.safety import REDACTED, redact, scan_data, scan_text
 from governance.safety.credentials import find_credentials
 from governance.safety.normalise import decoded_blobs, folded, joined
 from governance.safety.personal import id18_valid, luhn_valid
-from memories.demo import DEMO_FILE
-from tests.governance.safety_corpus import BENIGN, HOSTILE, leaks
+from lingix_site.demo import DEMO_FILE
+from tests.governance.safety.safety_corpus import BENIGN, HOSTILE, leaks
 
 
 def _scan_case(case: dict):

@@ -3,7 +3,7 @@ hostile corpus through the real funnel (ingest and trigger), review notes and au
 that quote the same values, then the database and WAL files read as bytes while the
 connection is still open (so the WAL has not been folded back yet).
 
-    python -m tests.governance.safety_store_corpus   (DATABASE_URL names the file)
+    python -m tests.governance.safety.safety_store_corpus   (DATABASE_URL names the file)
 
 Prints one JSON document: decisions per case id, and the case ids whose value was found
 in which file."""
@@ -28,7 +28,7 @@ def main() -> int:
     from governance.constants import ReviewKind
     from governance.models import LayerPolicy
     from governance.services import event_ingest, event_trigger, review_approve, review_item_create, review_reject
-    from tests.governance.safety_corpus import HOSTILE, leaks
+    from tests.governance.safety.safety_corpus import HOSTILE, leaks
 
     call_command("migrate", verbosity=0)
     LayerPolicy.objects.update(sampled_audit_rate=1.0)  # every sampled-audit copy is stored too
@@ -43,7 +43,7 @@ def main() -> int:
         quoted = case.get("text") or f"{case['summary']} {json.dumps(case['data'], ensure_ascii=False)}"
         note = f"复核备注：{quoted}"
         item = review_item_create(kind=ReviewKind.PENDING_WRITE, reason=note, event=None, layer="L2", advertiser="brand_A",
-                                  candidate={"content": note, "layer": "L2"}, payload={"quote": quoted, "data": case.get("data")}, proposed_by="agent")
+                                  candidate={"content": note, "layer": "L2", "source": "user", "advertiser": "brand_A"}, payload={"quote": quoted, "data": case.get("data")}, proposed_by="agent")
         if len(decisions) % 2:
             review_reject(item=item, reviewer=None, reviewer_name="ops_lead", note=note)
         else:

@@ -11,7 +11,7 @@ from governance.models import AuditLog, MemoryEvent, ReviewItem, Trace
 from governance.services import review_approve, review_item_create, review_reject
 from governance.traces import trace_create
 from memories.models import Memory
-from tests.governance.safety_corpus import HOSTILE, leaks
+from tests.governance.safety.safety_corpus import HOSTILE, leaks
 
 pytestmark = pytest.mark.django_db
 
