@@ -4,7 +4,7 @@ no value is in any table (raw, JSON-escaped or lowercased) nor in /recall output
 import pytest
 
 from governance.models import ReviewItem
-from tests.governance.safety_corpus import HOSTILE, leaks
+from tests.governance.safety.safety_corpus import HOSTILE, leaks
 from tests.security.stored import database_bytes
 
 MESSAGES_PENDING = pytest.mark.xfail(
