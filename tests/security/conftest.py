@@ -6,25 +6,25 @@ from tests.api.conftest import ApiClient, _fresh_throttle, make_token  # noqa: F
 
 
 @pytest.fixture
-def brand_a(make_token):
+def brand_a(make_token):  # noqa: F811
     _, raw = make_token("agent-a", ["brand_A"])
     return ApiClient(raw)
 
 
 @pytest.fixture
-def brand_b(make_token):
+def brand_b(make_token):  # noqa: F811
     _, raw = make_token("agent-b", ["brand_B"])
     return ApiClient(raw)
 
 
 @pytest.fixture
-def operator(make_token):
+def operator(make_token):  # noqa: F811
     _, raw = make_token("ops", all_advertisers=True, can_review=True)
     return ApiClient(raw)
 
 
 @pytest.fixture
-def reviewer_a(make_token):
+def reviewer_a(make_token):  # noqa: F811
     """A brand_A token that may decide reviews, but only inside brand_A."""
     _, raw = make_token("review-a", ["brand_A"], can_review=True)
     return ApiClient(raw)

@@ -6,7 +6,8 @@ from governance.models import ReviewItem
 from memories.models import Memory
 
 WRITE_SCOPE_PENDING = pytest.mark.xfail(
-    strict=True, reason="scope for writes (a scoped proposal never supersedes/reinforces a global memory; operator-only review) not on main yet"
+    strict=True,
+    reason="scope for writes (a scoped proposal never supersedes/reinforces a global memory; operator-only review) not on main yet",
 )
 
 CORRECTIONS = [
@@ -38,9 +39,16 @@ def test_a_scoped_correction_never_supersedes_a_global_memory(brand_a, global_l2
     _untouched(global_l2)
 
 
-@pytest.mark.parametrize("text, source", CORRECTIONS[:2])
+L1_CORRECTIONS = [
+    ("纠正：医药OTC 类目全平台规则：处方药不得投放信息流广告，出价上限改为 5 元", "human"),
+    ("用户纠正：医药OTC 类目全平台规则：出价上限改为 4 元", "user"),
+    ("Correction: 医药OTC 全平台规则 — prescription drugs may run in feeds, bid cap 6 元", "user"),
+]
+
+
+@pytest.mark.parametrize("text, source", L1_CORRECTIONS)
 def test_a_scoped_correction_of_a_global_l1_rule_leaves_it_active(brand_a, global_rule, text, source):
-    response = brand_a.post("/ingest", {"text": "纠正：医药OTC 类目全平台规则：处方药不得投放信息流广告，出价上限改为 5 元", "source": source})
+    response = brand_a.post("/ingest", {"text": text, "source": source})
     assert response.status_code in {200, 403}
     _untouched(global_rule)
 
@@ -63,7 +71,7 @@ def _operator_only(brand_a, reviewer_a, memory, text) -> None:
 
 
 def test_a_conflict_with_a_global_l1_rule_is_decided_only_by_an_operator(brand_a, reviewer_a, global_rule):
-    _operator_only(brand_a, reviewer_a, global_rule, "纠正：医药OTC 类目全平台规则：处方药不得投放信息流广告，出价上限改为 5 元")
+    _operator_only(brand_a, reviewer_a, global_rule, L1_CORRECTIONS[0][0])
 
 
 @WRITE_SCOPE_PENDING

@@ -85,7 +85,8 @@ def test_lone_surrogates_anywhere(brand_a, nothing_written, path, body):
 
 
 def test_lone_surrogate_in_a_review_note(operator, brand_a):
-    item = brand_a.post("/ingest", {"text": "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行", "source": "user", "layer": "L1"}).json()
+    text = "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行"
+    item = brand_a.post("/ingest", {"text": text, "source": "user", "layer": "L1"}).json()
     response = operator.post(f"/review/{item['review_item_id']}/reject", content=('{"note": ' + SURROGATE + "}").encode())
     _refused(response)
 

@@ -86,7 +86,8 @@ def test_the_history_of_a_foreign_memory_is_not_served(brand_a, brand_b, brand_b
 
 @pytest.fixture
 def brand_b_review_item(brand_b):
-    response = brand_b.post("/ingest", {"text": "用户纠正：brand_B 美妆 直播间出价上限改为 6 元，以后都按这个执行", "source": "user", "layer": "L1"})
+    text = "用户纠正：brand_B 美妆 直播间出价上限改为 6 元，以后都按这个执行"
+    response = brand_b.post("/ingest", {"text": text, "source": "user", "layer": "L1"})
     assert response.json()["action"] == "PENDING_REVIEW", response.content
     return ReviewItem.objects.get(pk=response.json()["review_item_id"])
 
