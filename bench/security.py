@@ -66,6 +66,8 @@ class Attempt:
     secrets: list[dict] = field(default_factory=list)
     recall_query: str = ""
     leak_marker: str = ""
+    # A review decision's own action (REJECT of the item) says nothing about the attack.
+    decision_counts: bool = True
 
 
 @dataclass
@@ -155,7 +157,7 @@ class Harness:
             action = response.json().get("action") if isinstance(response.json(), dict) else None
         if status >= 500:
             family.server_errors += 1
-        if 400 <= status < 500 or action in {"REJECT", "PENDING_REVIEW"}:
+        if 400 <= status < 500 or (attempt.decision_counts and action in {"REJECT", "PENDING_REVIEW"}):
             family.refused += 1
         created = list(Memory.objects.filter(pk__gt=last))
         family.written += len(created)
@@ -199,8 +201,8 @@ def tenancy() -> list[Attempt]:
             Attempt("GET", "/review", leak_marker="直播间出价上限改为"), Attempt("GET", "/status")]
     out += [Attempt("POST", "/ingest", {"text": "brand_B 美妆 出价上限改为 9 元", "advertiser": "brand_B"}),
             Attempt("POST", "/trigger", {"event_type": "strategy_execution", "summary": "brand_B 出价下调 20%", "advertiser": "brand_B"}),
-            Attempt("POST", "/review/{b_item}/approve", {"note": "brand_A 代为批准"}, token="a_review"),
-            Attempt("POST", "/review/{b_item}/reject", {"note": "brand_A 代为驳回"}, token="a_review")]
+            Attempt("POST", "/review/{b_item}/approve", {"note": "brand_A 代为批准"}, token="a_review", decision_counts=False),
+            Attempt("POST", "/review/{b_item}/reject", {"note": "brand_A 代为驳回"}, token="a_review", decision_counts=False)]
     return out
 
 
@@ -232,7 +234,7 @@ def secrets(corpus: list[dict]) -> list[Attempt]:
         out.append(Attempt("POST", "/trigger", data, secrets=[case]))
     for case in credentials[3:6]:
         note = {"note": f"驳回：不要把密钥写进记忆 {case['surface']}"}
-        out.append(Attempt("POST", "/review/{a_item}/reject", note, token="ops", secrets=[case]))
+        out.append(Attempt("POST", "/review/{fresh_a_item}/reject", note, token="ops", secrets=[case], decision_counts=False))
     return out
 
 
@@ -296,13 +298,19 @@ def oversized() -> list[Attempt]:
 
 def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family], Harness]:
     harness = Harness()
-    # Review items to aim at: one of brand_B's (tenancy) and one of brand_A's (review notes).
+    # Review items to aim at: one of brand_B's (tenancy), and brand_A's for the review notes.
     to_l1 = {"source": "user", "layer": "L1"}
     item = Attempt("POST", "/ingest", {"text": "用户纠正：brand_B 美妆 直播间出价上限改为 6 元，以后都按这个执行", **to_l1}, token="b")
     b_item = harness.send(item).json().get("review_item_id")
-    own = Attempt("POST", "/ingest", {"text": "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行", **to_l1})
-    a_item = harness.send(own).json().get("review_item_id")
-    ids = {"{brand_b}": str(harness.brand_b.pk), "{b_item}": str(b_item), "{a_item}": str(a_item)}
+    def fresh_item() -> str:
+        # An open brand_A item per review-note attempt: a decided one would answer 409.
+        n = len(plan_items)
+        plan_items.append(n)
+        text = f"用户纠正：brand_A 医药OTC 第{n + 1}档出价上限改为 {n + 2}.5 元，以后都按这个执行"
+        return str(harness.send(Attempt("POST", "/ingest", {"text": text, **to_l1})).json().get("review_item_id"))
+
+    plan_items: list[int] = []
+    ids = {"{brand_b}": str(harness.brand_b.pk), "{b_item}": str(b_item)}
 
     plan = [("provenance", provenance()), ("tenancy", tenancy()), ("global_rewrite", global_rewrite()),
             ("secrets_pii", secrets(corpus)), ("self_vouching", self_vouching()), ("injection", injection()),
@@ -315,6 +323,8 @@ def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family]
             status_before = harness.send(Attempt("GET", "/status")).json()
         cut = 0
         for attempt in attempts:
+            if "{fresh_a_item}" in attempt.path:
+                attempt.path = attempt.path.replace("{fresh_a_item}", fresh_item())
             for key, value in ids.items():
                 attempt.path = attempt.path.replace(key, value)
             if name == "oversized":
@@ -420,11 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
 
     os.environ["MEMORY_API_RATE"] = "100000/min"
+    setup_throwaway_django("security")
     # Each refused request is logged as a warning; the table says how many there were.
     import logging
 
     logging.getLogger("django.request").setLevel(logging.ERROR)
-    setup_throwaway_django("security")
     corpus = load_corpus(args.cases)
     families, _ = run_in_process(corpus, progress)
     files = scan_database(families)
