@@ -24,6 +24,7 @@ from api.schemas import (
     SearchIn,
     SearchOut,
     StatusOut,
+    TRIGGER_OPENAPI_EXAMPLES,
     TriggerIn,
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
@@ -180,7 +181,8 @@ def ingest(request, payload: IngestIn):
     return _decision(decision, explain=payload.explain)
 
 
-@api.post("/trigger", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="A structured event through the write funnel")
+@api.post("/trigger", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="A structured event through the write funnel",
+          openapi_extra=TRIGGER_OPENAPI_EXAMPLES)
 def trigger(request, payload: TriggerIn):
     from governance.services import event_trigger
 

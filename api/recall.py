@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from governance.language.signals import is_chitchat
 from memories.hashing import content_hash
 
 # cl100k averages: about 0.87 CJK characters per token, about 4 Latin characters.
@@ -32,11 +33,6 @@ FOOTER = "</lingix-memory>"
 # Explicit references to the past always retrieve, however short the turn.
 _ALWAYS = re.compile(
     r"(之前|以前|上次|上回|上周|上个月|记得|还记得|忘了|历史|remember|recall|last\s+time|previously|before\b|earlier)",
-    re.IGNORECASE,
-)
-_CHITCHAT = re.compile(
-    r"^(hi|hello|hey|yo|thanks?|thank\s+you|thx|ok(ay)?|k|sure|yes|yep|no|nope|got\s+it|cool|nice|great|bye|good\s+(morning|night|evening)|"
-    r"你好|您好|嗨|哈喽|早|早上好|晚上好|晚安|谢谢|多谢|感谢|好的?|好滴|嗯+|哦+|噢|行|可以|收到|明白了?|了解|知道了|没问题|再见|拜拜|对|是的?|ok的|👍|🙏)$",
     re.IGNORECASE,
 )
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
@@ -81,7 +77,7 @@ def should_retrieve(query: str, *, force: bool = False) -> RecallDecision:
     core = _PUNCT_OR_SPACE.sub(" ", text).strip()
     if not core:
         return RecallDecision(False, "no words")
-    if _CHITCHAT.match(core) or _CHITCHAT.match(core.replace(" ", "")):
+    if is_chitchat(text):
         return RecallDecision(False, "greeting or acknowledgement")
     cjk = sum(1 for char in core if is_cjk(char))
     latin_words = len(re.findall(r"[A-Za-z0-9]+", core))

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 from pydantic import Field as PydanticField
 
 from governance.constants import TriggerType
+from governance.language.trigger_schemas import openapi_examples
 from memories.constants import Layer, Source
 
 MAX_QUERY_CHARS = 2000
@@ -132,6 +133,10 @@ class IngestIn(StrictIn):
     layer: LayerCode | None = None
     idempotency_key: IdempotencyKey | None = Field(None, description="a retry with the same key returns the first decision")
     explain: bool = Field(False, description="include every funnel stage's trace in the answer")
+
+
+# One example request per event type, from the same typed schemas the funnel reads.
+TRIGGER_OPENAPI_EXAMPLES = {"requestBody": {"content": {"application/json": {"examples": openapi_examples()}}}}
 
 
 class TriggerIn(StrictIn):

@@ -11,7 +11,12 @@ Quality: every labelled case runs in order through the same funnel in a fresh da
 "written" means WRITE or UPDATE. Precision and recall of "written" and the false writes
 (written, labelled no_write) are reported, with every disagreement listed.
 
-    python -m bench.funnel --json [--events 300] [--cases tests/data/guard_cases.jsonl]
+With --labelled, the labelled set in tests/data/funnel_cases.jsonl runs too, case by case
+(each case's existing memory, if it has one, is created and everything is rolled back
+after it): precision and recall of "written", false writes, accuracy per trigger type,
+language and group, and the confusion between duplicate / contradiction / compatible.
+
+    python -m bench.funnel --json [--events 300] [--cases tests/data/guard_cases.jsonl] [--labelled]
 """
 from __future__ import annotations
 
@@ -27,6 +32,9 @@ from typing import Any
 from bench._common import REPO, Progress, emit, setup_throwaway_django
 
 CASES = REPO / "tests" / "data" / "guard_cases.jsonl"
+LABELLED = REPO / "tests" / "data" / "funnel_cases.jsonl"
+ACTION_OF_LABEL = {"write": "WRITE", "update": "UPDATE", "review": "PENDING_REVIEW", "reject": "REJECT"}
+RELATIONS = ("duplicate", "contradiction", "compatible")
 
 
 def load_cases(path: Path = CASES) -> list[dict[str, Any]]:
@@ -78,6 +86,90 @@ def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _existing_memory(case: dict[str, Any]):
+    from memories.services import memory_create
+
+    old = dict(case["existing"])
+    return memory_create(
+        content=old.pop("content"), layer=old.pop("layer", "L2"), advertiser=old.pop("advertiser", None), embed=False,
+        **{k: v for k, v in old.items() if k in {"source", "source_attribution", "grounding", "category", "business_line", "data", "importance"} and v not in (None, "")},
+    )
+
+
+def _detected_relation(decision, existing_id: int | None) -> str:
+    """What the conflict stage concluded about the case's existing memory: one of the three
+    outcomes, or "not reached" when an earlier stage decided."""
+    conflict = next((s for s in decision.stages if s["stage"] == "conflict"), None)
+    if conflict is None:
+        return "not reached"
+    for row in conflict["scores"].get("related", []):
+        if row["id"] == existing_id:
+            return row["relation"]
+    return "compatible"  # not even related: nothing to conflict with
+
+
+def _rate(n: int, d: int) -> float | None:
+    return round(n / d, 4) if d else None
+
+
+def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each case on its own: its existing memory (if any) is created, the proposal runs
+    through the real funnel, and everything is rolled back before the next case."""
+    from django.db import transaction
+
+    tp = fp = fn = tn = beside = agree = 0
+    by: dict[str, dict[str, dict[str, int]]] = {"trigger_type": {}, "language": {}, "group": {}, "batch": {}}
+    confusion = {e: {d: 0 for d in (*RELATIONS, "not reached")} for e in RELATIONS}
+    wrong, rows = [], []
+    for case in cases:
+        with transaction.atomic():
+            existing = _existing_memory(case) if case.get("existing") else None
+            decision = run_case(case)
+            relation = _detected_relation(decision, existing.pk if existing else None) if existing else None
+            transaction.set_rollback(True)
+        label = case["expected"]
+        written = decision.action in {"WRITE", "UPDATE"}
+        should = label in {"write", "update"}
+        ok = decision.action == ACTION_OF_LABEL[label]
+        tp += written and should
+        fn += (not written) and should
+        tn += (not written) and not should
+        # A write the label did not ask for, or a write beside the memory it should replace.
+        false_write = written and (not should or (label == "update" and decision.action == "WRITE"))
+        fp += false_write
+        beside += label == "update" and decision.action == "WRITE"
+        agree += ok
+        for axis, key in (("trigger_type", case.get("trigger") or "none"), ("language", case["lang"]), ("group", case["group"]),
+                          ("batch", case.get("batch", "main"))):
+            cell = by[axis].setdefault(key, {"cases": 0, "agree": 0})
+            cell["cases"] += 1
+            cell["agree"] += ok
+        if case.get("relation"):
+            confusion[case["relation"]][relation or "not reached"] += 1
+        rows.append({"id": case["id"], "expected": label, "action": decision.action, "relation": relation})
+        if not ok or (case.get("relation") and relation != case["relation"]):
+            wrong.append({"id": case["id"], "expected": label, "action": decision.action, "expected_relation": case.get("relation"),
+                          "relation": relation, "reasons": decision.reasons[:2], "note": case.get("note", "")})
+    for axis in by.values():
+        for cell in axis.values():
+            cell["accuracy"] = _rate(cell["agree"], cell["cases"])
+    contradictions = confusion["contradiction"]
+    return {
+        "cases": len(cases),
+        "chinese_share": _rate(sum(c["lang"] == "zh" for c in cases), len(cases)),
+        "decided_as_labelled": _rate(agree, len(cases)),
+        "written": tp + fp, "should_write": tp + fn, "true_writes": tp, "false_writes": fp, "written_beside": beside,
+        "missed_writes": fn, "true_rejects": tn,
+        "precision_written": _rate(tp, tp + fp), "recall_written": _rate(tp, tp + fn),
+        "relation_confusion": confusion,
+        "contradictions_caught": f"{contradictions['contradiction']}/{sum(contradictions.values())}",
+        "contradictions_reinforced": contradictions["duplicate"],
+        "accuracy": by,
+        "wrong": wrong,
+        "results": rows,
+    }
+
+
 _ZH = [
     ("ingest", "user", "用户纠正：{adv} {cat}类目出价不要超过{x}元，以后按这个执行"),
     ("ingest", "user", "用户明确要求：{adv} 周末不要投放{ch}"),
@@ -115,6 +207,18 @@ def synthetic_events(n: int, seed: int = 11) -> list[dict[str, Any]]:
     return events
 
 
+def render_labelled(q: dict[str, Any]) -> list[str]:
+    lines = [f"labelled set: {q['cases']} cases ({q['chinese_share']:.0%} Chinese), decided as labelled {q['decided_as_labelled']:.1%}",
+             f"  written: precision {q['precision_written']} recall {q['recall_written']}, false writes {q['false_writes']} (beside {q['written_beside']}), missed {q['missed_writes']}",
+             f"  contradictions caught {q['contradictions_caught']}, reinforced {q['contradictions_reinforced']}",
+             "  relation confusion (labelled → detected): " + "; ".join(f"{e}: " + ", ".join(f"{d} {n}" for d, n in row.items() if n) for e, row in q["relation_confusion"].items())]
+    for axis in ("trigger_type", "language", "group", "batch"):
+        lines.append(f"  by {axis}: " + ", ".join(f"{k} {v['agree']}/{v['cases']}" for k, v in sorted(q["accuracy"][axis].items())))
+    lines += [f"  wrong: {w['id']} expected {w['expected']}{'/' + w['expected_relation'] if w['expected_relation'] else ''} got {w['action']}"
+              f"{'/' + str(w['relation']) if w['expected_relation'] else ''}: {w['reasons'][:1]}" for w in q["wrong"]]
+    return lines
+
+
 def throughput(n: int, progress: Progress) -> dict[str, Any]:
     from django.db import connection
     from django.db.models import Avg, Count
@@ -143,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--events", type=int, default=300, help="synthetic events for the throughput run (default 300)")
     parser.add_argument("--cases", type=Path, default=CASES, help="labelled cases (JSONL)")
+    parser.add_argument("--labelled", action="store_true", help=f"also run the labelled set ({LABELLED.relative_to(REPO)}): precision/recall, per-type and per-language accuracy, relation confusion")
+    parser.add_argument("--labelled-cases", type=Path, default=LABELLED, help="the labelled set (JSONL)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     progress = Progress(quiet=args.quiet)
@@ -157,18 +263,28 @@ def main(argv: list[str] | None = None) -> int:
 
     progress("labelled cases")
     quality = evaluate_cases(load_cases(args.cases))
+    labelled = None
+    if args.labelled:
+        progress("labelled set, case by case")
+        with transaction.atomic():
+            Memory.objects.all().delete()
+        labelled = evaluate_labelled(load_cases(args.labelled_cases))
     with transaction.atomic():
         Memory.objects.all().delete()
     LayerPolicy.objects.update(sampled_audit_rate=0.05)
     progress(f"throughput over {args.events} events")
     speed = throughput(args.events, progress)
     document = {"provider": "offline", "throughput": speed, "labelled": quality}
+    if labelled is not None:
+        document["labelled_set"] = labelled
 
     def render(doc: dict[str, Any]) -> str:
         s, q = doc["throughput"], doc["labelled"]
         lines = [f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events)",
                  f"labelled set: {q['cases']} cases, precision(written)={q['precision_written']} recall(written)={q['recall_written']} false writes={q['false_writes']}"]
         lines += [f"  disagree: {d['id']} expected {d['expected']} got {d['action']}: {d['reasons'][:1]}" for d in q["disagreements"]]
+        if "labelled_set" in doc:
+            lines += render_labelled(doc["labelled_set"])
         return "\n".join(lines)
 
     emit(document, args.json, render)

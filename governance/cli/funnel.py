@@ -46,9 +46,15 @@ def _ingest_run(args) -> dict[str, Any]:
 
 
 def _trigger_args(parser) -> None:
+    import argparse
+
+    from governance.language.trigger_schemas import help_text
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = help_text()
     parser.add_argument("event_type", help="one of the 8 trigger types, e.g. strategy_execution")
     parser.add_argument("--summary", default="", help="one-line description of the event")
-    parser.add_argument("--data", help="structured fields as a JSON object")
+    parser.add_argument("--data", help="structured fields as a JSON object (the fields each event type reads are listed below)")
     _funnel_args(parser)
 
 

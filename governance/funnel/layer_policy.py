@@ -9,7 +9,7 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance.funnel import signals as s
+from governance.language import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
 from governance.models import LayerPolicy

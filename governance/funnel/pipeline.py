@@ -15,7 +15,7 @@ from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
 from governance.funnel.related import find_related
 from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.funnel.value import VALUE_CRITERIA, offline_value_checks
+from governance.language.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
@@ -121,7 +121,7 @@ def stage_value(ctx: FunnelContext) -> StageOutcome:
         results[key] = {"met": bool(got and got.met), "evidence": (got.evidence if got else "")[:200], "zh": labels[key].zh}
     ctx.criteria_met = sum(1 for r in results.values() if r["met"])
     missing = [f"{labels[k].zh} ({labels[k].en})" for k, r in results.items() if not r["met"]]
-    scores = {"criteria": results, "met": ctx.criteria_met}
+    scores = {"criteria": results, "met": ctx.criteria_met, "data": data_trace(c)}
     if missing:
         outcome = StageOutcome("value", "REJECT", [f"{c.trigger_type}: criterion not met: " + "; ".join(missing)], scores)
     else:
@@ -292,13 +292,15 @@ def settle(ctx: FunnelContext) -> None:
 
 
 def new_candidate(*, event: MemoryEvent, content: str, trigger_type: str, layer: str) -> Candidate:
-    category = ""
+    category, business_line = "", event.business_line
     if isinstance(event.data, dict) and isinstance(event.data.get("category"), str):
         category = event.data["category"][:64]
+    if not business_line and isinstance(event.data, dict) and isinstance(event.data.get("business_line"), str):
+        business_line = event.data["business_line"][:64]
     return Candidate(
         content=content, trigger_type=trigger_type, source=event.source,
         layer=layer or (DEFAULT_LAYER.get(trigger_type, "") if trigger_type else ""), layer_requested=bool(layer),
-        advertiser=event.advertiser, business_line=event.business_line, category=category,
+        advertiser=event.advertiser, business_line=business_line, category=category,
         data=dict(event.data or {}),
     )
 

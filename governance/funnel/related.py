@@ -2,16 +2,14 @@
 active and unexpired, ranked by cosine over the configured embedder's vectors."""
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
-from governance.funnel import signals as s
 from governance.funnel.types import Candidate
+from governance.language.relation import relate
 from governance.tuning import duplicate_cosine, related_cosine
-from memories.constants import Status
+from memories.constants import Layer, Status
 from memories.embeddings import get_embedder
 from memories.hashing import content_hash
 from memories.models import Memory
@@ -33,46 +31,12 @@ def _scope_qs(c: Candidate):
     return qs
 
 
-MIN_OVERLAP = 0.5
-# A near-duplicate must also share most of its words: with the bundled embedder two
-# different strategies for the same advertiser reach cosine 0.96-0.97.
-DUPLICATE_OVERLAP = 0.6
-_DIGITS = re.compile(r"[0-9.%％]+")
-
-
-def _grams(text: str) -> set[str]:
-    text = _DIGITS.sub(" ", text.lower())
-    words = set(re.findall(r"[a-z_]+", text))
-    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
-    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
-
-
-def lexical_overlap(a: str, b: str) -> float:
-    """Share of the smaller text's words/bigrams (numbers removed) found in the other.
-    Embeddings of any two ad-ops sentences sit close together; a contradiction must
-    also be about the same words."""
-    ga, gb = _grams(a), _grams(b)
-    if not ga or not gb:
-        return 0.0
-    return len(ga & gb) / min(len(ga), len(gb))
-
-
-def relation(new_text: str, old_text: str, cosine: float, same_hash: bool) -> str:
-    """duplicate / contradiction / related / '' — numbers and negation decide between
-    'says the same' and 'says the opposite', since embeddings barely tell them apart."""
-    if same_hash:
-        return "duplicate"
-    overlap = lexical_overlap(new_text, old_text)
-    new_nums, old_nums = sorted(set(s.numbers(new_text))), sorted(set(s.numbers(old_text)))
-    numbers_differ = bool(new_nums) and bool(old_nums) and new_nums != old_nums
-    polarity_differs = (s.negation_count(new_text) > 0) != (s.negation_count(old_text) > 0)
-    if cosine >= related_cosine() and overlap >= MIN_OVERLAP and (numbers_differ or polarity_differs):
-        return "contradiction"
-    if cosine >= duplicate_cosine() and overlap >= DUPLICATE_OVERLAP:
-        return "duplicate"
-    if cosine >= related_cosine():
-        return "related"
-    return ""
+def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, exception_to_global: bool = False) -> dict[str, str] | None:
+    """duplicate / contradiction / compatible with the signal that decided, or None when
+    the two are unrelated (governance.language.relation has the rules)."""
+    found = relate(new_text, old_text, cosine=cosine, same_text=same_hash, duplicate_cosine=duplicate_cosine(), related_cosine=related_cosine(),
+                   exception_to_global=exception_to_global)
+    return found.as_dict() if found else None
 
 
 def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
@@ -97,7 +61,7 @@ _FIELDS = ("id", "content", "category", "embedding", "embedding_model", "embeddi
 
 
 def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
-    """[{memory, cosine, relation}] best first; cached on the candidate. The conflict
+    """[{memory, cosine, relation, signal, detail}] best first; cached on the candidate. The conflict
     stage refreshes it inside the write transaction, where the answer is final.
 
     Neighbours come from the search backend's vector candidates (the same ones search uses), plus
@@ -127,8 +91,10 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     found = []
     for i in order:
         m, cos = rows[int(i)], float(cosines[int(i)])
-        rel = relation(c.content, m.content, cos, m.content_hash == new_hash)
+        # An L1 rule binds every advertiser; elsewhere one advertiser may differ from the global memory.
+        exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
+        rel = relation(c.content, m.content, cos, m.content_hash == new_hash, exception_to_global=exception)
         if rel:
-            found.append({"memory": m, "cosine": round(cos, 4), "relation": rel})
+            found.append({"memory": m, "cosine": round(cos, 4), "relation": rel["relation"], "signal": rel["signal"], "detail": rel["detail"]})
     c.related = found
     return found

@@ -10,8 +10,8 @@ import re
 
 from django.utils import timezone
 
-from governance.funnel import signals as s
 from governance.funnel.injection import injection_hits
+from governance.language import signals as s
 from governance.hard_rules import Authority, HardRule, layer_refusal
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Attribution as A
@@ -22,6 +22,13 @@ from memories.constants import Layer, Source
 USER_ASSENT = re.compile(
     r"^\s*(?:好的?|好吧|可以|行|没问题|同意|确认|就这么办|就按(?:这个|你说的)|按(?:这个|你说的)来|照(?:此|这个)执行|ok(?:ay)?|yes|yep|sure|"
     r"agreed|confirmed|sounds good|go ahead|do it|let'?s do (?:it|that))\b|就按这个|按这个执行",
+    re.IGNORECASE,
+)
+
+
+# The agent's own reasoning, as opposed to a report of what the data says.
+INFERENCE = re.compile(
+    r"推断|推测|推理|我认为|我觉得|我估计|估计是|应该是因为|看起来是|猜测|\bI (?:infer|think|believe|guess|suspect)\b|\bprobably\b|\bseems? to\b|\bmy guess\b",
     re.IGNORECASE,
 )
 
@@ -64,11 +71,13 @@ def derive_attribution(c: Candidate) -> str:
         return A.ASSISTANT_SUGGESTION
     if s.has(s.USER_VOICE, text):
         return A.USER_STATED  # an agent relaying what a user said
-    claimed = s.numbers(text)
-    if claimed and c.data:
-        match = s.match_numbers(claimed, s.numbers_in_data(c.data))
+    measured = s.numbers_in_data(c.data) if c.data else []
+    if measured and not INFERENCE.search(text):
+        match = s.match_numbers(s.numbers(text), measured)
         if not match.unmatched:
-            return A.TOOL_OBSERVATION  # every figure it states comes from the system's data
+            # Every figure it states (if any) comes from the structured data the task
+            # system returned: a report of that data, not an inference.
+            return A.TOOL_OBSERVATION
     return A.AGENT_INFERENCE
 
 

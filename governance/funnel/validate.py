@@ -2,7 +2,7 @@
 ranking and retention; below the layer's review threshold the write waits for a person."""
 from __future__ import annotations
 
-from governance.funnel import signals as s
+from governance.language import signals as s
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.models import LayerPolicy
 

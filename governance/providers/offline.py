@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from governance.funnel import signals as s
+from governance.language import signals as s
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderAnswer, Telemetry
 from governance.providers.prompts import PROMPT_VERSIONS
 from governance.providers.schemas import ClassifyOut, CriterionOut, JudgeOut, ValueOut

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from governance.funnel.value import VALUE_CRITERIA
+from governance.language.criteria import VALUE_CRITERIA
 from governance.providers import prompts
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderAnswer
 from governance.providers.chat import ChatJSONClient

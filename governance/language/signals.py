@@ -29,22 +29,34 @@ HEDGE = _rx(
 # "可能原因" names a hypothesised cause, which an anomaly report is expected to carry.
 HEDGE_EXEMPT = _rx(r"可能(?:的)?原因", r"\bpossible (?:cause|reason)s?\b")
 PREFERENCE = _rx(r"喜欢", r"偏好", r"想要", r"倾向", r"\bprefer", r"\blikes?\b", r"\bwants?\b")
-GREETING = _rx(
-    r"^\s*(?:(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢|多谢|感谢|辛苦了|好的|好滴|收到|了解|明白|知道了|没问题|嗯+|哦+|ok(?:ay)?|thanks?(?: you)?|thank you|hi|hello|hey|got it|sure|noted|great|cool)(?:啦|了|呀|哈|啊)?[\s!！。.,，~]*)+$"
+_ACK_PHRASE = (
+    r"(?:你好|您好|哈喽|嗨|早上好|晚上好|谢谢(?:你|您|啦)?|多谢|感谢(?:你|您)?|辛苦(?:了|啦|你了|您了)?|好的|好滴|好嘞|收到|了解|明白|知道了|没问题|"
+    r"嗯+|哦+|ok(?:ay)?|thanks?(?: (?:you|a lot|so much))?|thank you(?: (?:so much|very much))?|thx|hi|hello|hey|got it|sure|noted|"
+    r"great(?: work| job)?|good job|nice|cool|perfect|awesome|bye|yes|yep|yeah|nope|再见|拜拜|晚安|对的?|是的|行|可以|👍|🙏|👌)"
 )
+# One or more acknowledgements and nothing else: "谢谢，辛苦了", "ok thanks!".
+GREETING = re.compile(r"^\s*(?:" + _ACK_PHRASE + r"(?:啦|了|呀|哈|啊|哦)?[\s!！。.,，、~～]*)+$", re.IGNORECASE)
 USER_VOICE = _rx(
+    r"\bbrand_\w+\s*(?:明确|统一)?(?:要求|反馈|表示|强调|说|纠正|指出)", r"明确要求", r"\bwe (?:want|need|insist)\b",
     r"用户(?:说|表示|反馈|要求|纠正|指出|强调|明确|提出|不希望|希望|不要|要)", r"客户(?:说|表示|反馈|要求|纠正|指出|强调|明确|不希望|希望)",
     r"广告主(?:说|表示|反馈|要求|纠正|明确)", r"\b(?:the )?(?:user|client|advertiser) (?:said|says|asked|wants|insisted|corrected|told|requested|prefers)\b",
 )
 ASSISTANT_VOICE = _rx(r"助手建议", r"AI建议", r"智能体建议", r"\bassistant (?:suggested|recommended)\b", r"\bthe agent suggested\b")
-CORRECTION = _rx(r"纠正", r"更正", r"改为", r"改成", r"不再", r"以后", r"从现在起", r"\binstead\b", r"\bfrom now on\b", r"\bcorrect(?:ion|ed)\b", r"\bno longer\b")
+CORRECTION = _rx(
+    r"纠正", r"更正", r"改为", r"改成", r"改用", r"不再", r"而不是", r"实际上", r"其实是", r"以后", r"从现在起", r"之前说错",
+    r"\binstead\b", r"\bactually\b", r"\brather than\b", r"\bfrom now on\b", r"\bcorrect(?:ion|ed)\b", r"\bno longer\b",
+)
 ATTITUDE = _rx(
+    r"明确要求", r"要求", r"反馈", r"一定", r"统一", r"务必", r"坚持", r"只在", r"\bwe (?:want|need)\b", r"\binsist", r"\bwants?\b", r"\brequire[sd]?\b",
+    r"\b(?:said|says|asked|told us)\s*:", r"\b(?:told|asked) (?:us|me) to\b",
     r"不要", r"别再", r"必须", r"一定要", r"禁止", r"不允许", r"不能", r"应该", r"只(?:投|用|要)", r"喜欢", r"偏好", r"不满意", r"满意",
     r"纠正", r"更正", r"改为", r"改成", r"\bdon'?t\b", r"\bnever\b", r"\balways\b", r"\bmust\b", r"\bprefer", r"\bshould\b", r"\bstop\b", r"\bonly\b",
 )
 ACTION = _rx(
     r"出价", r"预算", r"投放", r"定向", r"人群", r"创意", r"素材", r"时段", r"关键词", r"落地页", r"渠道", r"加价", r"降价", r"提价", r"暂停", r"开启",
-    r"扩量", r"控量", r"调价", r"信息流", r"搜索广告", r"\bads?\b", r"\bfeed\b", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
+    r"扩量", r"控量", r"调价", r"信息流", r"搜索广告", r"小红书", r"抖音", r"快手", r"微信", r"百度", r"直播间", r"首发", r"上新",
+    r"\b(?:xiaohongshu|douyin|kuaishou|wechat|baidu|tiktok)\b", r"\blaunch(?:es)?\b", r"\bvideos?\b", r"\blanding page",
+    r"停投", r"推广", r"\bcap(?:ped)?\b", r"\bcampaigns?\b", r"\bheadlines?\b", r"\bsearch\b", r"\bCPC\b", r"\bexclude", r"\bimpressions?\b", r"\bads?\b", r"\bfeed\b", r"\bbid", r"\bbudget", r"\btarget", r"\bcreative", r"\bkeyword", r"\bpause", r"\bdaypart", r"\bchannel", r"\baudience",
 )
 METRIC = _rx(r"\bROI\b", r"\bCTR\b", r"\bCVR\b", r"\bCPA\b", r"\bCPC\b", r"\bCPM\b", r"\bGMV\b", r"\bROAS\b", r"转化率", r"点击率", r"成本", r"消耗", r"曝光", r"转化", r"花费", r"\bconversion", r"\bspend\b", r"\bcost\b")
 EFFECT = _rx(
@@ -54,7 +66,7 @@ EFFECT = _rx(
 CAUSAL = _rx(r"因为", r"由于", r"导致", r"所以", r"因此", r"使得", r"带来", r"之后", r"后[，,]?\s*\S*(?:ROI|转化|成本|点击)", r"\bbecause\b", r"\bdue to\b", r"\bled to\b", r"\bresult(?:ed)? in\b", r"\bafter\b", r"\bso\b", r"\bcaused\b")
 TARGET_ACTUAL = _rx(r"目标.{0,12}实际", r"实际.{0,12}目标", r"从\s*\d[\d.]*\S{0,3}\s*(?:提升|提高|上升|增长|下降|降低|降|升|涨|跌)?到\s*\d", r"\bfrom\s+\d[\d.]*\S{0,3}\s+to\s+\d", r"\btarget\b.{0,30}\bactual\b", r"\bvs\.?\b", r"达成率", r"对比")
 CONDITION = _rx(
-    r"当.{1,20}时", r"在.{1,20}(?:期间|时|情况下|场景下|阶段)", r"如果", r"若", r"对于", r"针对", r"仅限", r"仅适用", r"适用于", r"前提是", r"冷启动期", r"大促期间",
+    r"当.{1,20}时", r"在.{1,20}(?:期间|时|情况下|场景下|阶段)", r"如果", r"若", r"对于", r"针对", r"仅限", r"仅适用", r"适用于", r"前提是", r"冷启动", r"大促期间", r"新客", r"老客",
     r"\bif\b", r"\bwhen\b", r"\bonly (?:for|during|when)\b", r"\bduring\b", r"\bapplies to\b", r"\bfor (?:new|cold)\b",
 )
 TIME_BOUND = _rx(
@@ -66,17 +78,27 @@ DECISION_IMPACT = _rx(r"出价", r"预算", r"投放", r"策略", r"调整", r"�
 AUTHORITY = _rx(r"合规", r"法规", r"法律", r"监管", r"广告法", r"平台(?:规定|规则|政策|要求)", r"公司(?:规定|政策|要求)", r"财务(?:要求|规定)", r"政策", r"规定", r"\bcompliance\b", r"\bregulat", r"\bpolicy\b", r"\blegal\b")
 SCOPE = _rx(r"所有", r"全部", r"全体", r"一律", r"各", r"类目", r"行业", r"账户", r"广告主", r"品牌", r"\ball\b", r"\bevery\b", r"\bacross\b", r"\bcategory\b", r"\baccount", r"\bbrand")
 HARD_CONSTRAINT = _rx(r"禁止", r"不得", r"不能", r"不允许", r"严禁", r"必须", r"上限", r"下限", r"不超过", r"不高于", r"不低于", r"最高", r"最低", r"\bmust\b", r"\bnever\b", r"\bprohibit", r"\bnot allowed\b", r"\bcap\b", r"\blimit\b", r"\bmax(?:imum)?\b", r"\bat most\b")
-DEVIATION = _rx(r"偏离", r"异常", r"暴跌", r"骤降", r"暴涨", r"激增", r"飙升", r"突增", r"突降", r"\banomal", r"\bspike", r"\bplunge", r"\bsurge", r"\bcollapse", r"\bdeviat")
+DEVIATION = _rx(r"(?:低于|高于)(?:均值|预期|基线|平均)", r"\b(?:below|above) (?:the )?(?:average|baseline|expected)\b", r"偏离", r"异常", r"暴跌", r"骤降", r"暴涨", r"激增", r"飙升", r"突增", r"突降", r"\banomal", r"\bspike", r"\bplunge", r"\bsurge", r"\bcollapse", r"\bdeviat")
 REPEATED = _rx(r"连续\s*\S{0,3}\s*(?:天|日|周|次|个)", r"多次", r"反复", r"持续", r"又一次", r"再次", r"过去\s*\S{1,3}\s*(?:天|周|个月)", r"\bconsecutive\b", r"\brepeated(?:ly)?\b", r"\bagain\b", r"\bfor \d+ (?:days|weeks)\b", r"\bpersist")
 SINGLE_VARIABLE = _rx(r"仅调整", r"只调整", r"只改", r"仅改", r"其他(?:条件|变量|设置)?不变", r"单一变量", r"控制变量", r"\bonly changed\b", r"\bsingle variable\b", r"\beverything else (?:unchanged|the same)\b", r"\bkept .{0,20} constant\b", r"\bA/B\b")
+FROM_TO = re.compile(
+    r"(?:从|由)\s*(\d+(?:\.\d+)?)\s*(?:%|％|元)?\s*\S{0,4}?(?:到|至)\s*(\d+(?:\.\d+)?)|\bfrom\s+(\d+(?:\.\d+)?)\s*%?\s+to\s+(\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
 CORRELATION = _rx(r"相关系数", r"显著", r"样本", r"置信", r"p\s*[<=]", r"\bcorrelat", r"\bsignifican", r"\bsample", r"\bconfidence interval\b", r"\br\s*=\s*0")
 CONFOUNDER = _rx(r"排除", r"剔除", r"控制了", r"控制住", r"已校正", r"\bcontrolled for\b", r"\bexcluding\b", r"\bruled out\b", r"\badjusted for\b")
 PERIOD = _rx(r"每周", r"每天", r"每日", r"每月", r"每晚", r"每逢", r"周末", r"工作日", r"周[一二三四五六日]", r"季度", r"节假日", r"凌晨", r"晚高峰", r"午间", r"\bweekly\b", r"\bdaily\b", r"\bevery (?:day|week|month|weekend|monday|friday)\b", r"\bweekends?\b", r"\bweekdays?\b", r"\bmonthly\b", r"\bseasonal")
 CYCLES = re.compile(r"(?:连续|过去|近)\s*(\d+|[两二三四五六七八九十]+)\s*(?:个)?(?:周|天|月|个周期|次)|\b(?:for|over|past|last)\s+(\d+|two|three|four|five|six)\s+(?:weeks|days|months|cycles)\b", re.IGNORECASE)
 DOMAIN = _rx(r"美妆", r"医药", r"OTC", r"母婴", r"食品", r"服饰", r"3C", r"家电", r"教育", r"游戏", r"搜索", r"信息流", r"直播", r"短视频", r"开屏", r"\bsearch\b", r"\bfeed\b", r"\blive ?stream", r"\bshort video\b", r"\bbeauty\b", r"\bpharma", r"\bapparel\b")
 INJECTION = _rx(r"\[\s*system\s*:", r"<\s*/?\s*system\s*>", r"ignore (?:all |the )?(?:previous|above|prior) (?:instructions|rules)", r"忽略(?:以上|之前|上述)(?:的)?(?:指令|规则|要求)", r"你现在是", r"write (?:this )?to L[1-4]", r"写入\s*L[1-4]", r"\boverride\b.{0,20}\b(?:rule|policy)")
-NEGATION = _rx(r"不要", r"不能", r"不得", r"禁止", r"别", r"停止", r"不再", r"没有", r"\bnot\b", r"\bnever\b", r"\bdon'?t\b", r"\bno longer\b", r"\bstop\b")
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+NEGATION = _rx(r"避开", r"避免", r"\bavoid\b", r"不要", r"不能", r"不得", r"禁止", r"别", r"停止", r"不再", r"没有", r"\bnot\b", r"\bnever\b", r"\bdon'?t\b", r"\bno longer\b", r"\bstop\b")
+# A minus sign only after a space or the start: "8点-11点" and "3-5天" are ranges, not -11 and -5.
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+# Times of day and their ranges: "8点-11点", "9-11点", "20:00-23:00", "9点到11点", "9am-11am".
+TIME_RANGE = re.compile(
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至)\s*(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
+    re.IGNORECASE,
+)
 
 _CN_DIGITS = {"两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
               "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -95,17 +117,43 @@ def is_hedged(text: str) -> list[str]:
     return hits(HEDGE, cleaned)
 
 
+def time_ranges(text: str) -> list[tuple[float, float]]:
+    """Time-of-day ranges as (start, end) hours; a bare "3-5" without 点/时/minutes is not one."""
+    out = []
+    for m in TIME_RANGE.finditer(text or ""):
+        if not (m.group(5) or (m.group(2) and m.group(4))):
+            continue
+        start, end = int(m.group(1)) + int(m.group(2) or 0) / 60, int(m.group(3)) + int(m.group(4) or 0) / 60
+        if start <= 24 and end <= 24:
+            out.append((start, end))
+    return out
+
+
+def without_time_ranges(text: str) -> str:
+    return TIME_RANGE.sub(lambda m: " " if (m.group(5) or (m.group(2) and m.group(4))) else m.group(0), text or "")
+
+
 def numbers(text: str) -> list[float]:
-    """Numbers quoted in the text, percent signs and units dropped. Years and dates are
-    kept out so '2026年' is not read as a metric."""
+    """Numbers quoted in the text, percent signs and units dropped. Years, dates and
+    times of day are kept out so '2026年' or '9-11点' is not read as a metric."""
     found = []
-    for match in NUMBER.finditer(text or ""):
+    text = without_time_ranges(text)
+    for match in NUMBER.finditer(text):
         value = float(match.group(1))
         tail = (text or "")[match.end(): match.end() + 1]
         if tail in {"年", "月", "日", "号", "-", "/"} or (1900 <= value <= 2100 and not match.group(2)):
             continue
         found.append(value)
     return found
+
+
+def from_to(text: str) -> tuple[float, float] | None:
+    """The first "从1.8%提升到2.4%" / "from 40 to 52" pair in the text."""
+    m = FROM_TO.search(without_time_ranges(text or ""))
+    if not m:
+        return None
+    a, b = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    return float(a), float(b)
 
 
 def cycle_count(text: str) -> int:
@@ -115,6 +163,11 @@ def cycle_count(text: str) -> int:
         value = int(raw) if raw.isdigit() else _CN_DIGITS.get(raw, 0)
         best = max(best, value)
     return best
+
+
+def is_chitchat(text: str) -> bool:
+    """Greetings, thanks and acknowledgements only, however many: nothing to remember or recall."""
+    return has(GREETING, text)
 
 
 def negation_count(text: str) -> int:

@@ -1,0 +1,150 @@
+"""The shared vocabulary: time ranges, chit-chat, the typed trigger data and the
+documents built from it, and how two statements relate."""
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from api.recall import should_retrieve
+from governance.language import signals as s
+from governance.language.relation import relate
+from governance.language.trigger_schemas import SCHEMAS, example_event, field_rows, markdown_table, parse_trigger_data
+from governance.models import Trace
+from memories.embeddings import get_embedder
+from memories.models import Memory
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- wording -----------------------------------------------------------------------------
+@pytest.mark.parametrize("text,ranges", [
+    ("周一上午8点-11点CTR最高", [(8, 11)]),
+    ("每天9-11点加价10%", [(9, 11)]),
+    ("只在20:00-23:00投放", [(20, 23)]),
+    ("9点到11点和19:30-22:00", [(9, 11), (19.5, 22)]),
+])
+def test_time_ranges_are_ranges_not_negative_numbers(text, ranges):
+    assert s.time_ranges(text) == ranges
+    assert all(n >= 0 for n in s.numbers(text))
+    assert -11.0 not in s.numbers(text)
+
+
+def test_a_real_minus_sign_still_reads_as_negative():
+    assert s.numbers("ROI 变化 -20%") == [-20.0]
+
+
+@pytest.mark.parametrize("text", ["谢谢，辛苦了", "ok thanks!", "好的，收到，谢谢！", "Thanks a lot, great work!", "嗯嗯 好的", "辛苦啦～"])
+def test_several_thanks_in_a_row_are_chitchat(text):
+    assert s.is_chitchat(text)
+    assert should_retrieve(text).retrieve is False
+
+
+@pytest.mark.parametrize("text", ["谢谢！另外记一下：brand_A 周末不要投信息流广告", "ok thanks, and cap brand_F CPC at 3 yuan"])
+def test_thanks_followed_by_content_is_content(text):
+    assert not s.is_chitchat(text)
+    assert should_retrieve(text).retrieve is True
+
+
+@pytest.mark.django_db
+def test_chitchat_is_not_classified_as_content(ingest):
+    decision = ingest("谢谢，辛苦了", source="user", advertiser="brand_A")
+    assert decision.action == "REJECT" and "greeting" in decision.reasons[0]
+
+
+@pytest.mark.parametrize("text", ["brand_B 明确要求：口红类目也投放男性人群", "brand_C 反馈：耳机品类可以用低价促销素材", "We want brand_K ads only on Douyin",
+                                  "Correction: the carousel creative actually had 20% higher CTR"])
+def test_stance_and_correction_cues(text):
+    assert s.has(s.ATTITUDE, text) or s.has(s.CORRECTION, text)
+
+
+# --- typed trigger data ---------------------------------------------------------------------
+def test_synonyms_unknown_and_invalid_keys():
+    parsed = parse_trigger_data("strategy_execution", {"strategy": "三阶段冷启动", "target_roi": 3.0, "actual": {"roi": "3.4"},
+                                                       "duration_days": "三周", "owner": "投放一组"})
+    assert parsed.get("strategy_used") == "三阶段冷启动"
+    assert parsed.get("target_metric") == {"roi": 3.0} and parsed.get("actual_metric") == {"roi": 3.4}
+    assert parsed.unknown == ["owner"] and parsed.invalid == ["duration_days"]
+    anomaly = parse_trigger_data("anomaly_pattern", {"baseline": 40, "observed": "68", "occurrences": 3, "cause": "素材老化"})
+    assert (anomaly.get("expected"), anomaly.get("actual"), anomaly.get("recurrence"), anomaly.get("possible_cause")) == (40, 68, 3, "素材老化")
+
+
+@pytest.mark.django_db
+def test_a_field_of_the_wrong_shape_is_set_aside_not_an_error(trigger):
+    decision = trigger("strategy_execution", advertiser="brand_A", source="tool", summary="医药OTC冷启动采用三阶段出价，ROI目标3.0实际3.4",
+                       data={"strategy_used": "三阶段出价", "category": "医药OTC", "target_metric": {"roi": 3.0}, "actual_metric": {"roi": 3.4}, "duration_days": "三周"})
+    assert decision.action == "WRITE", decision.reasons
+    trace = Trace.objects.get(event_id=decision.event_id, stage="value").scores["data"]
+    assert trace["invalid_keys"] == ["duration_days"]
+
+
+def test_readme_table_is_the_schemas_table():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- trigger-fields:start -->\n")[1].split("\n<!-- trigger-fields:end -->")[0]
+    assert block == markdown_table()
+
+
+@pytest.mark.django_db
+def test_trigger_help_lists_every_field(capsys):
+    with pytest.raises(SystemExit):
+        call_command("memory", "trigger", "--help")
+    out = capsys.readouterr().out
+    for trigger_type in SCHEMAS:
+        assert trigger_type in out
+        assert all(row["name"] in out for row in field_rows(trigger_type))
+
+
+@pytest.mark.django_db
+def test_openapi_has_one_example_per_event_type(client):
+    spec = client.get("/api/v1/openapi.json").json()
+    examples = spec["paths"]["/api/v1/trigger"]["post"]["requestBody"]["content"]["application/json"]["examples"]
+    assert set(examples) == set(SCHEMAS)
+    assert examples["strategy_execution"]["value"]["data"]["target_metric"] == {"roi": 3.0}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("trigger_type", list(SCHEMAS))
+def test_every_documented_example_is_written(trigger, trigger_type):
+    body = example_event(trigger_type)
+    decision = trigger(trigger_type, advertiser=body["advertiser"], summary=body["summary"], data=body["data"], source=body["source"])
+    assert decision.action == "WRITE", decision.reasons
+    value = Trace.objects.get(event_id=decision.event_id, stage="value").scores
+    assert value["met"] == 3 and value["data"]["unknown_keys"] == []
+
+
+# --- relation -------------------------------------------------------------------------------
+def _cosine(a: str, b: str) -> float:
+    va, vb = get_embedder().embed_passages([a, b])
+    return float(va @ vb)
+
+
+@pytest.mark.parametrize("old,new,kind,signal", [
+    ("brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发", "brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低", "contradiction", "antonym"),
+    ("For brand_E feed ads, use 15-second videos", "Stop using 15-second videos for brand_E feed ads; use 30-second instead", "contradiction", "negation"),
+    ("用户说：brand_A 冷启动期出价上限1.5元", "用户说：brand_A 冷启动期出价上限2元", "contradiction", "different value"),
+    ("brand_A 医药OTC新客人群包CTR提升12%", "brand_A 医药OTC只改版落地页，CVR从2.1%提升到2.6%", "compatible", "different lever"),
+    ("brand_B 口红类目也投放男性人群（客户明确要求）", "brand_B 明确要求：口红类目也投放男性人群", "duplicate", "near-identical, same polarity"),
+])
+def test_structure_decides_what_embeddings_cannot(old, new, kind, signal):
+    cosine = _cosine(new, old)
+    found = relate(new, old, cosine=cosine, same_text=False, duplicate_cosine=0.95, related_cosine=0.92)
+    assert found is not None and (found.kind, found.signal) == (kind, signal), (cosine, found)
+
+
+@pytest.mark.django_db
+def test_an_opposite_near_duplicate_is_never_reinforced(ingest):
+    old = ingest("brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发", source="user", advertiser="brand_A")
+    new = ingest("brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低", source="user", advertiser="brand_A")
+    assert old.action == "WRITE" and new.action == "PENDING_REVIEW", new.reasons
+    conflict = Trace.objects.get(event_id=new.event_id, stage="conflict").scores
+    assert (conflict["relation"], conflict["signal"]) == ("contradiction", "antonym")
+    assert Memory.objects.get(pk=old.memory_id).reinforcement_count == 0
+
+
+@pytest.mark.django_db
+def test_an_english_correction_replaces_what_it_corrects(ingest):
+    old = ingest("The client said: for brand_E feed ads, use 15-second videos", source="user", advertiser="brand_E")
+    new = ingest("Stop using 15-second videos for brand_E feed ads; use 30-second instead", source="user", advertiser="brand_E")
+    assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
+    assert Memory.objects.get(pk=old.memory_id).status == "superseded"
+    assert json.dumps(Trace.objects.get(event_id=new.event_id, stage="conflict").scores["signal"])
