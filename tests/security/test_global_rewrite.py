@@ -32,7 +32,7 @@ def _untouched(memory) -> None:
     assert not Memory.objects.filter(supersedes=memory).exists()
 
 
-@pytest.mark.parametrize("text, source", [pytest.param(*CORRECTIONS[0], marks=[WRITE_SCOPE_PENDING]), *CORRECTIONS[1:]])
+@pytest.mark.parametrize("text, source", CORRECTIONS)
 def test_a_scoped_correction_never_supersedes_a_global_memory(brand_a, global_l2, text, source):
     response = brand_a.post("/ingest", {"text": text, "source": source})
     assert response.status_code in {200, 403}, response.content
@@ -79,7 +79,6 @@ def test_a_conflict_with_a_global_l2_memory_is_decided_only_by_an_operator(brand
     _operator_only(brand_a, reviewer_a, global_l2, CORRECTIONS[0][0])
 
 
-@WRITE_SCOPE_PENDING
 def test_brand_b_still_reads_the_global_memory_after_brand_a_corrects_it(brand_a, brand_b, global_l2):
     for text, source in CORRECTIONS:
         brand_a.post("/ingest", {"text": text, "source": source})
