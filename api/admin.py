@@ -44,7 +44,7 @@ class ApiTokenCreateForm(forms.ModelForm):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "prefix", "scope_display", "can_review", "revoked", "last_used_at", "created_by_name", "created_at"]
+    list_display = ["name", "prefix", "scope_display", "can_review", "trusted_sources", "revoked", "last_used_at", "created_by_name", "created_at"]
     list_filter = ["revoked", "all_advertisers", "can_review"]
     search_fields = ["name", "prefix"]
     actions = ["revoke_tokens"]

@@ -28,6 +28,7 @@ from api.schemas import (
     TriggerIn,
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
+from api.services import api_token_check_source
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
@@ -167,10 +168,14 @@ def ingest(request, payload: IngestIn):
     from governance.services import event_ingest
 
     token = _token(request)
+    api_token_check_source(token=token, source=payload.source)
     advertiser = write_advertiser(token, payload.advertiser)
     with token_slot(token):
+        if (payload.text is None) == (payload.messages is None):
+            raise HttpError(422, "give either 'text' or 'messages'")
         decision = event_ingest(
             text=payload.text,
+            messages=[m.dict() for m in payload.messages] if payload.messages is not None else None,
             advertiser=advertiser,
             business_line=payload.business_line or "",
             source=payload.source,
@@ -187,6 +192,7 @@ def trigger(request, payload: TriggerIn):
     from governance.services import event_trigger
 
     token = _token(request)
+    api_token_check_source(token=token, source=payload.source)
     advertiser = write_advertiser(token, payload.advertiser)
     with token_slot(token):
         decision = event_trigger(

@@ -16,6 +16,8 @@ def _token_args(parser) -> None:
     scope.add_argument("--advertisers", help="comma-separated advertisers it may read and write, e.g. brand_A,brand_B")
     scope.add_argument("--all", action="store_true", help="every advertiser, and global memories (operator tokens)")
     create.add_argument("--can-review", action="store_true", help="may approve/reject review items through the API")
+    create.add_argument("--trusted-sources", default="", metavar="human,system",
+                        help="let this token claim source human and/or system (an operator's explicit grant; audited)")
     actions.add_parser("list", help="list tokens (never their secrets)")
     revoke = actions.add_parser("revoke", help="revoke a token by name")
     revoke.add_argument("name")
@@ -32,6 +34,7 @@ def _token_dict(token) -> dict[str, Any]:
         "advertisers": None if token.all_advertisers else list(token.advertisers),
         "all_advertisers": token.all_advertisers,
         "can_review": token.can_review,
+        "trusted_sources": list(token.trusted_sources or []),
         "revoked": token.revoked,
         "created_at": token.created_at.isoformat(),
         "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
@@ -48,7 +51,7 @@ def _token_run(args) -> dict[str, Any]:
             raise CliError("--advertisers needs at least one advertiser (or use --all)")
         token, raw = api_token_create(
             name=args.name, advertisers=advertisers, all_advertisers=bool(args.all), can_review=args.can_review,
-            created_by_name="cli",
+            trusted_sources=[x for x in args.trusted_sources.split(",") if x.strip()], created_by_name="cli",
         )
         return {"token": raw, **_token_dict(token), "_action": "create"}
     if args.token_action == "list":

@@ -5,6 +5,12 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from memories.constants import Source
+
+# What any agent token may say produced its text; human and system need an operator's grant.
+DEFAULT_SOURCES = frozenset({Source.USER, Source.ASSISTANT, Source.AGENT, Source.TOOL})
+TRUSTED_SOURCES = frozenset({Source.HUMAN, Source.SYSTEM})
+
 
 class ApiToken(models.Model):
     """A bearer token for the agent API. Only a hash of the secret is stored."""
@@ -17,6 +23,10 @@ class ApiToken(models.Model):
     can_review = models.BooleanField(
         _("may decide reviews"), default=False,
         help_text=_("Approve or reject review items through the API. Off by default: an agent should not clear its own queue."),
+    )
+    trusted_sources = models.JSONField(
+        _("trusted sources"), default=list, blank=True,
+        help_text=_("Sources beyond user/assistant/agent/tool this token may claim (human, system). Granted by an operator only."),
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by_name = models.CharField(_("created by"), max_length=150, blank=True, default="")
@@ -41,6 +51,10 @@ class ApiToken(models.Model):
     def scope(self) -> tuple[str, ...] | None:
         """The advertisers this token may touch; None means every advertiser."""
         return None if self.all_advertisers else tuple(self.advertisers or ())
+
+    @property
+    def claimable_sources(self) -> frozenset[str]:
+        return DEFAULT_SOURCES | frozenset(self.trusted_sources or ())
 
     def allows(self, advertiser: str | None) -> bool:
         """May this token write/read `advertiser`'s own memories (None: global ones)."""

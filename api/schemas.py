@@ -123,8 +123,18 @@ class SearchOut(Schema):
 
 
 # --- write funnel ------------------------------------------------------------------------
+class TurnIn(Schema):
+    role: Literal["user", "assistant"]
+    content: Annotated[Text, Field(max_length=MAX_TEXT_CHARS)]
+
+
 class IngestIn(StrictIn):
-    text: Annotated[NonBlank, Field(max_length=MAX_TEXT_CHARS)]
+    text: Annotated[NonBlank, Field(max_length=MAX_TEXT_CHARS)] | None = Field(
+        None, description="free text; or send `messages` instead, so that a confirmation can come from a user turn"
+    )
+    messages: list[TurnIn] | None = Field(
+        None, max_length=50, description="role-tagged turns; a suggestion counts as confirmed only when a later user turn confirms it"
+    )
     advertiser: Code | None = Field(
         None, description="defaults to the token's advertiser when it has exactly one; global writes need an all-advertiser token"
     )

@@ -11,8 +11,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from api.models import ApiToken
-from memories.exceptions import InvalidInput
+from api.models import TRUSTED_SOURCES, ApiToken
+from memories.constants import Source
+from memories.exceptions import DomainError, InvalidInput
 
 TOKEN_MARK = "lgx"
 PREFIX_LENGTH = 8
@@ -58,6 +59,7 @@ def api_token_create(
     advertisers: list[str] | tuple[str, ...] | None = None,
     all_advertisers: bool = False,
     can_review: bool = False,
+    trusted_sources: list[str] | tuple[str, ...] = (),
     created_by=None,
     created_by_name: str = "",
 ) -> tuple[ApiToken, str]:
@@ -73,6 +75,10 @@ def api_token_create(
         raise InvalidInput("give either advertisers or all advertisers, not both")
     if not all_advertisers and not scope:
         raise InvalidInput("a token needs at least one advertiser (or all advertisers)")
+    grants = sorted({str(x).strip().lower() for x in trusted_sources if str(x).strip()})
+    unknown = set(grants) - TRUSTED_SOURCES
+    if unknown:
+        raise InvalidInput(f"--trusted-sources takes human and/or system, not {', '.join(sorted(unknown))}")
     if ApiToken.objects.filter(name=name).exists():
         raise InvalidInput(f"a token named {name!r} already exists")
     prefix = secrets.token_hex(PREFIX_LENGTH // 2)
@@ -87,6 +93,7 @@ def api_token_create(
         advertisers=scope,
         all_advertisers=all_advertisers,
         can_review=can_review,
+        trusted_sources=grants,
         created_by=created_by,
         created_by_name=creator,
     )
@@ -94,7 +101,8 @@ def api_token_create(
         event_type="api_token.created",
         actor=creator or "cli",
         target=token,
-        extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review},
+        extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review,
+               "trusted_sources": grants},
     )
     return token, raw
 
@@ -128,3 +136,18 @@ def api_token_authenticate(*, raw: str) -> ApiToken | None:
         ApiToken.objects.filter(pk=candidate.pk).update(last_used_at=now)
         candidate.last_used_at = now
     return candidate
+
+
+class SourceNotGranted(DomainError):
+    http_status = 403
+
+
+def api_token_check_source(*, token: ApiToken, source: str | None) -> None:
+    """Provenance comes from the credential: a token claims `human` or `system` only with
+    an operator's explicit grant."""
+    claimed = (source or Source.AGENT).strip().lower()
+    if claimed in TRUSTED_SOURCES and claimed not in token.claimable_sources:
+        raise SourceNotGranted(
+            f"token {token.name!r} may not claim source {claimed!r}; an operator grants it with "
+            f"`memory token create --name {token.name} … --trusted-sources {claimed}`"
+        )

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.safety import redact, refuse_credentials
 from governance.constants import Action, EventKind, EventStatus
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
@@ -59,6 +60,9 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
     unknown = set(changes) - set(ADMIN_EDITABLE_FIELDS)
     if unknown:
         raise InvalidInput(f"not editable here: {', '.join(sorted(unknown))}")
+    # A credential is refused, personal data masked, exactly as on the funnel's way in.
+    changes = refuse_credentials(changes, where=f"admin edit of memory #{memory.pk}")
+    note = redact(note)
     diff = {
         name: [_jsonable(getattr(memory, name)), _jsonable(value)]
         for name, value in changes.items()

@@ -49,3 +49,9 @@ class ReviewStatus(models.TextChoices):
     OPEN = "open", _("open")
     APPROVED = "approved", _("approved")
     REJECTED = "rejected", _("rejected")
+
+
+# Deciding a review item is a reviewer's or operator's right (both roles hold it).
+REVIEW_PERMISSION = "governance.change_reviewitem"
+# The account `make run` creates, and the one CLI decisions act as unless told otherwise.
+DEFAULT_ADMIN_USER = "admin"

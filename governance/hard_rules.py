@@ -37,6 +37,7 @@ class HardRule(models.TextChoices):
     L1_AUTHORITATIVE = "l1_authoritative", _("L1 is written only from an authoritative source or by an operator")
     AGENT_INFERENCE_NEEDS_PERSON = "agent_inference_needs_person", _("agent inference reaches L1/L2 only through a person's approval")
     L3_OBSERVATION = "l3_observation", _("L3 needs an observation time; its TTL counts from it")
+    SCOPE = "scope", _("a proposal never changes a memory outside its own scope without an operator")
 
 
 HARD_RULES = [(rule.value, rule.label) for rule in HardRule]

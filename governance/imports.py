@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.safety import CredentialRefused, refuse_credentials
 from governance.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
 from memories.constants import Layer
 from memories.hashing import content_hash
@@ -76,6 +77,11 @@ def memories_import(
         fields, problems = parse_line(raw)
         errors.extend(f"line {number}: {problem}" for problem in problems)
         if fields is not None:
+            try:
+                fields = refuse_credentials(fields, where=f"line {number}")
+            except CredentialRefused as exc:
+                errors.append(str(exc))
+                continue
             parsed.append((number, fields))
     ids_in_file = {f["id"] for _, f in parsed if f["id"] is not None}
     # Within the file: an id or a superseded memory may appear once (one version chain).

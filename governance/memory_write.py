@@ -91,6 +91,9 @@ def _check(proposal: Proposal, *, authority: Authority, supersedes: Memory | Non
             derived_from=derived_from, observed_at=proposal.observed_at)
     if supersedes is None:
         return
+    if supersedes.advertiser != proposal.advertiser and not authority.operator:
+        raise HardRuleViolation(HardRule.SCOPE, f"memory #{supersedes.pk} belongs to {supersedes.advertiser or 'global'}; "
+                                               f"a {proposal.advertiser or 'global'} proposal changes it only by an operator's decision")
     if supersedes.layer == Layer.L1 and not authority.operator:
         raise HardRuleViolation(HardRule.L1_AUTHORITATIVE, f"L1 rule #{supersedes.pk} is never overwritten automatically; an operator decides")
     if supersedes.layer == Layer.L4 and authority.origin != WriteOrigin.PROMOTION:

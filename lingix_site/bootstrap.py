@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-DEFAULT_ADMIN_USER = "admin"
+from governance.constants import DEFAULT_ADMIN_USER
 DEFAULT_ADMIN_PASSWORD = "lingix-admin"
 
 

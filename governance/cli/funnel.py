@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import getpass
+import os
 import json
 from typing import Any
 
+from governance.constants import DEFAULT_ADMIN_USER, REVIEW_PERMISSION
 from memories.cli.base import CliError, Subcommand
 
 
@@ -102,11 +104,27 @@ def _decision_render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def cli_user(username: str | None):
+    """The person behind a CLI decision: a real, active account with the right to decide
+    reviews, never a free-text name."""
+    from django.contrib.auth import get_user_model
+
+    name = username or os.environ.get("LINGIX_CLI_USER") or os.environ.get("LINGIX_ADMIN_USER") or DEFAULT_ADMIN_USER
+    user = get_user_model().objects.filter(username=name, is_active=True).first()
+    if user is None:
+        raise CliError(f"no active user {name!r}; pass --as USERNAME (an account in the admin) or set LINGIX_CLI_USER")
+    if not user.has_perm(REVIEW_PERMISSION):
+        raise CliError(f"user {name!r} may not decide review items (needs the reviewer or operator role)")
+    return user
+
+
 def _review_args(parser) -> None:
     parser.add_argument("action", choices=["list", "approve", "reject"], help="list the queue, or decide one item")
     parser.add_argument("id", nargs="?", type=int, help="review item id (approve/reject)")
     parser.add_argument("--note", default="", help="why (required to reject)")
-    parser.add_argument("--reviewer", help="reviewer name recorded in the trace (default: cli:<login>)")
+    parser.add_argument("--as", dest="as_user", metavar="USERNAME",
+                        help="the Django user who decides (default: $LINGIX_CLI_USER, else the admin account `make run` created); "
+                             "their roles apply, and nobody decides what they proposed")
     parser.add_argument("--status", default="open", help="list: open, approved, rejected or all (default open)")
     parser.add_argument("--kind", help="list: pending_write, conflict, promotion, sampled_audit, reflection")
     parser.add_argument("--limit", type=int, default=50, help="list: at most this many (default 50)")
@@ -125,11 +143,11 @@ def _review_run(args) -> dict[str, Any]:
         raise CliError(f"review {args.action} needs an item id")
     item = review_item_get(item_id=args.id)
     correct = None if args.correct is None else args.correct == "yes"
-    reviewer = args.reviewer or _actor()
+    user = cli_user(args.as_user)
     if args.action == "approve":
-        decision = review_approve(item=item, reviewer=None, reviewer_name=reviewer, note=args.note, decision_correct=correct, operator=True)
+        decision = review_approve(item=item, reviewer=user, reviewer_name=user.get_username(), note=args.note, decision_correct=correct)
     else:
-        decision = review_reject(item=item, reviewer=None, reviewer_name=reviewer, note=args.note, decision_correct=correct)
+        decision = review_reject(item=item, reviewer=user, reviewer_name=user.get_username(), note=args.note, decision_correct=correct)
     return decision.as_dict()
 
 

@@ -43,14 +43,19 @@ def conflict(c: Candidate) -> StageOutcome:
         scores.update(new_strength=new_strength, old_strength=old_strength, contradicts=old.pk)
         if old.layer == Layer.L1:
             return StageOutcome("conflict", "PENDING_REVIEW", [f"contradicts L1 rule #{old.pk} ({why}); L1 is never overwritten automatically"], scores)
+        if old.advertiser != c.advertiser:
+            # A tenant never changes what others read: both stay as they are until an operator decides.
+            return StageOutcome("conflict", "PENDING_REVIEW", [f"contradicts {old.advertiser or 'global'} memory #{old.pk} ({why}), outside this proposal's scope: an operator decides"], scores)
         if new_strength > old_strength:
             return StageOutcome("conflict", "UPDATE", [f"contradicts memory #{old.pk} ({why}) with stronger evidence ({new_strength} > {old_strength}): new version"], scores)
         return StageOutcome("conflict", "PENDING_REVIEW", [f"contradicts memory #{old.pk} ({why}) without stronger evidence ({new_strength} ≤ {old_strength}): a person decides"], scores)
     for r in related:
         old = r["memory"]
         if r["relation"] == "duplicate":
-            c.conflict_with, c.conflict_kind = old, "duplicate"
             scores.update(relation="duplicate", signal=r.get("signal", ""))
+            if old.advertiser != c.advertiser:
+                return StageOutcome("conflict", "REJECT", [f"duplicate of {old.advertiser or 'global'} memory #{old.pk} ({r.get('signal', '')}); not reinforced from another scope"], scores)
+            c.conflict_with, c.conflict_kind = old, "duplicate"
             return StageOutcome("conflict", "REJECT", [f"duplicate of memory #{old.pk} ({r.get('signal', '')}, cosine {r['cosine']}); reinforced it instead"], scores)
     compatible = [r for r in related if r["relation"] == "compatible"]
     if compatible:

@@ -90,10 +90,11 @@ def test_funnel_refuses_an_l3_observation_older_than_its_ttl(trigger):
 
 # --- approvals: service/CLI, admin, API ---------------------------------------------------
 @pytest.mark.parametrize("candidate", [L4_PROPOSAL, INFERENCE_PROPOSAL], ids=["l4", "agent-inference-l2"])
-def test_cli_approval_of_an_outage_parked_item_is_refused(candidate, capsys):
+def test_cli_approval_of_an_outage_parked_item_is_refused(candidate, capsys, django_user_model):
+    django_user_model.objects.create_superuser(username="admin", password="pw")  # the account `make run` creates
     item = _parked(candidate)
     with pytest.raises(SystemExit) as exit_info:
-        call_command("memory", "review", "approve", str(item.pk), "--reviewer", "ops_zhao", "--json")
+        call_command("memory", "review", "approve", str(item.pk), "--json")
     err = capsys.readouterr().err
     assert exit_info.value.code != 0 and err.count("\n") == 1 and "Traceback" not in err
     _still_open(item)
@@ -195,3 +196,14 @@ def test_l1_is_written_by_the_funnel_only_from_an_authoritative_source():
     approved = governed_write(proposal=proposal, authority=Authority(origin=WriteOrigin.APPROVAL, actor="ops_zhao", person=True, operator=True))
     assert approved.layer == Layer.L1
     assert LayerPolicy.objects.filter(layer=Layer.L1).exists()
+
+
+def test_import_refuses_a_line_holding_a_credential_and_masks_personal_data():
+    token = "xoxb-" + "1234567890-0987654321-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+    lines = [json.dumps({"layer": "L2", "content": f"brand_A 投放机器人的Slack令牌是{token}", "advertiser": "brand_A"}, ensure_ascii=False)]
+    with pytest.raises(ImportFailed) as failed:
+        memories_import(lines=lines, actor="ops_zhao", embed=False)
+    assert failed.value.errors[0].startswith("line 1:") and token not in " ".join(failed.value.errors)
+    memories_import(lines=[json.dumps({"layer": "L2", "content": "brand_A 对接人手机号13812345678，周一复盘ROI", "advertiser": "brand_A"},
+                                      ensure_ascii=False)], actor="ops_zhao", embed=False)
+    assert "13812345678" not in Memory.objects.get().content

@@ -41,21 +41,46 @@ def test_trigger_and_bad_input_are_one_line_errors(cli):
 
 
 @pytest.mark.django_db
-def test_review_list_approve_reject(cli):
+def test_review_list_approve_reject(cli, django_user_model):
+    from django.contrib.auth.models import Group
+
+    lina = django_user_model.objects.create_user(username="lina", password="pw", is_staff=True)
+    lina.groups.add(Group.objects.get(name="operator"))
     cli("ingest", "平台规定：医药OTC类目所有广告出价不得超过2元", "--source", "user", "--json")
     cli("ingest", "Compliance policy: all pharma OTC ads must never claim a cure", "--source", "tool", "--json")
     code, body, _ = cli("review", "list", "--json")
     assert code == 0 and [i["kind"] for i in body["items"]] == ["pending_write", "pending_write"]
     first, second = body["items"]
-    code, body, err = cli("review", "approve", str(first["id"]), "--reviewer", "lina", "--json")
+    code, body, err = cli("review", "approve", str(first["id"]), "--as", "lina", "--json")
     assert code == 0, err
     assert body["action"] == "WRITE" and Memory.objects.get(pk=body["memory_id"]).layer == "L1"
-    code, _, err = cli("review", "reject", str(second["id"]), "--reviewer", "lina", "--json")
+    code, _, err = cli("review", "reject", str(second["id"]), "--as", "lina", "--json")
     assert code == 1 and "note" in err
-    code, body, _ = cli("review", "reject", str(second["id"]), "--reviewer", "lina", "--note", "not a real policy", "--correct", "yes", "--json")
+    code, body, _ = cli("review", "reject", str(second["id"]), "--as", "lina", "--note", "not a real policy", "--correct", "yes", "--json")
     assert code == 0 and body["action"] == "REJECT"
     assert ReviewItem.objects.get(pk=second["id"]).decision_correct is True
     code, body, _ = cli("review", "list", "--json")
     assert body["items"] == []
     code, out, _ = cli("review", "list", "--status", "all")
     assert "approved" in out and "rejected" in out
+
+
+@pytest.mark.django_db
+def test_cli_decisions_act_as_a_real_user_and_keep_four_eyes(cli, django_user_model):
+    from django.contrib.auth.models import Group
+
+    cli("ingest", "平台规定：医药OTC类目所有广告出价不得超过2元", "--source", "user", "--json")
+    item = ReviewItem.objects.get()
+    code, _, err = cli("review", "approve", str(item.pk), "--as", "nobody", "--json")
+    assert code == 1 and "nobody" in err and err.count("\n") == 1
+    intern = django_user_model.objects.create_user(username="intern", password="pw")
+    code, _, err = cli("review", "approve", str(item.pk), "--as", "intern", "--json")
+    assert code == 1 and "may not decide" in err
+    reviewer = django_user_model.objects.create_user(username="wang", password="pw", is_staff=True)
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    code, _, err = cli("review", "approve", str(item.pk), "--as", "wang", "--json")
+    assert code == 1 and "operator" in err  # an L1 rule needs an operator, from the CLI too
+    ReviewItem.objects.filter(pk=item.pk).update(proposed_by="wang")
+    code, _, err = cli("review", "reject", str(item.pk), "--as", "wang", "--note", "不对", "--json")
+    assert code == 1 and "proposed" in err
+    assert ReviewItem.objects.get(pk=item.pk).status == "open"
