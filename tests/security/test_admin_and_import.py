@@ -13,13 +13,6 @@ CREDENTIALS = [c for c in HOSTILE if c["kind"] == "credential" and c["via"] == "
 PICKED = [next(c for c in CREDENTIALS if c["family"] == f) for f in ("slack", "stripe", "db_url", "lgx")]
 PERSONAL = [c for c in HOSTILE if c["kind"] == "personal" and c["via"] == "ingest"][:2]
 
-ADMIN_PENDING = pytest.mark.xfail(
-    strict=True, reason="the detector is not applied to admin edits yet: the edited content is stored as typed"
-)
-IMPORT_PENDING = pytest.mark.xfail(
-    strict=True, reason="a trusted import does not refuse a line with a credential yet: the line is stored"
-)
-
 
 @pytest.fixture
 def operator_client(db, django_user_model):
@@ -45,7 +38,6 @@ def _form(memory, **overrides):
     return {**data, **overrides}
 
 
-@ADMIN_PENDING
 @pytest.mark.parametrize("case", PICKED + PERSONAL, ids=[c["id"] for c in PICKED + PERSONAL])
 def test_an_admin_edit_never_stores_a_credential_or_unmasked_personal_data(operator_client, l2_strategy, case):
     url = reverse("admin:memories_memory_change", args=[l2_strategy.pk])
@@ -54,7 +46,6 @@ def test_an_admin_edit_never_stores_a_credential_or_unmasked_personal_data(opera
     assert leaks(database_bytes(), case) == []
 
 
-@IMPORT_PENDING
 @pytest.mark.parametrize("case", PICKED[:3], ids=[c["id"] for c in PICKED[:3]])
 def test_a_trusted_import_refuses_a_line_with_a_credential_naming_it(db, cli, tmp_path, case):
     lines = [

@@ -2,10 +2,6 @@
 four-eyes rule holds for the command line too."""
 import pytest
 
-CLI_IDENTITY_PENDING = pytest.mark.xfail(
-    strict=True, reason="the CLI still takes a free-text --reviewer; --as USERNAME checked against the roles is not built"
-)
-
 
 @pytest.fixture
 def open_item_id(db, cli):
@@ -15,7 +11,6 @@ def open_item_id(db, cli):
     return str(body["review_item_id"])
 
 
-@CLI_IDENTITY_PENDING
 @pytest.mark.parametrize("name", ["operator_zhao", "系统管理员", "cli:ops_wang"])
 def test_a_free_text_reviewer_name_is_refused(cli, open_item_id, name):
     from governance.models import ReviewItem
@@ -25,7 +20,6 @@ def test_a_free_text_reviewer_name_is_refused(cli, open_item_id, name):
     assert ReviewItem.objects.get(pk=open_item_id).status == "open"
 
 
-@CLI_IDENTITY_PENDING
 def test_an_unknown_as_user_is_refused(cli, open_item_id):
     code, _, err = cli("review", "approve", open_item_id, "--as", "nobody_here", "--json")
     assert code != 0 and "nobody_here" in err and "unrecognized" not in err, err

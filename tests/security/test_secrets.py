@@ -7,10 +7,6 @@ from governance.models import ReviewItem
 from tests.governance.safety.safety_corpus import HOSTILE, leaks
 from tests.security.stored import database_bytes
 
-MESSAGES_PENDING = pytest.mark.xfail(
-    strict=True, reason="/ingest over HTTP does not accept role-tagged 'messages' yet (IngestIn forbids the field)"
-)
-
 
 def _send(client, case):
     if case["via"] == "trigger":
@@ -40,7 +36,6 @@ def test_no_corpus_value_is_stored_or_recalled(brand_a, case):
 CREDENTIALS = [c for c in HOSTILE if c["kind"] == "credential" and c["via"] == "ingest"][:6]
 
 
-@MESSAGES_PENDING
 @pytest.mark.parametrize("case", CREDENTIALS[:3], ids=[c["id"] for c in CREDENTIALS[:3]])
 def test_a_credential_in_a_user_turn_is_refused_and_not_stored(brand_a, case):
     messages = [{"role": "assistant", "content": "需要我记住报表接口的配置吗？"}, {"role": "user", "content": case["text"]}]
