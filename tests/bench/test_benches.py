@@ -108,3 +108,19 @@ def test_backup_bench_restores_the_exact_store(tmp_path):
     # SQLite's vector search is an exact scan, so hybrid results come back identical too.
     assert doc["hybrid_results_identical"] is True and doc["hybrid_overlap_at_10"] == 1.0
     assert doc["fingerprint_before"] == doc["fingerprint_after_restore"]
+
+
+def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
+    doc = _run("bench.security", "--json", "--quiet", "--cases", "8", tmp_path=tmp_path)
+    families = {row["family"]: row for row in doc["families"]}
+    assert set(families) == {"provenance", "tenancy", "global_rewrite", "secrets_pii", "self_vouching", "injection",
+                             "hostile_json", "oversized", "logs"}
+    assert doc["corpus_cases"] == 8 and families["secrets_pii"]["secret_values"] >= 8
+    # The scan read real bytes: the marker stored on purpose was found in them.
+    assert doc["database_files"]["control_marker_found"] is True and doc["database_files"]["bench.db"] > 0
+    totals = doc["totals"]
+    assert totals["5xx"] == 0
+    assert totals["secret_bytes_db"] == totals["secret_bytes_recall"] == totals["secret_bytes_log"] == 0
+    assert families["hostile_json"]["refused"] == families["hostile_json"]["attempts"]
+    assert families["tenancy"]["leaked"] == 0 and families["injection"]["written"] == 0
+    assert families["oversized"]["notes"].startswith("cut reported on 6/6")
