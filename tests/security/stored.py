@@ -1,5 +1,5 @@
-"""Everything the database holds, as bytes: every row of every SQLite table (FTS shadow
-tables included), so a value can be looked for however it was stored."""
+"""Everything the database holds, as bytes: every row of every table (on SQLite the FTS
+shadow tables included), so a value can be looked for however it was stored."""
 from __future__ import annotations
 
 from django.db import connection
@@ -7,8 +7,11 @@ from django.db import connection
 
 def database_bytes() -> bytes:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        tables = [row[0] for row in cursor.fetchall()]
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            tables = [row[0] for row in cursor.fetchall()]
+        else:
+            tables = connection.introspection.table_names(cursor)
         chunks = []
         for table in tables:
             cursor.execute(f'SELECT * FROM "{table}"')
