@@ -90,9 +90,11 @@ class Refusal:
     reason: str
 
 
-def l3_ttl_hours() -> int:
-    """The one place that knows the L3 default TTL: the L3 LayerPolicy, else 24 h."""
-    hours = LayerPolicy.objects.filter(layer=Layer.L3).values_list("default_ttl_hours", flat=True).first()
+def l3_ttl_hours(policy: LayerPolicy | None = None) -> int:
+    """The one place that knows the L3 default TTL: the L3 LayerPolicy (given, or read),
+    else 24 h."""
+    hours = policy.default_ttl_hours if policy is not None else (
+        LayerPolicy.objects.filter(layer=Layer.L3).values_list("default_ttl_hours", flat=True).first())
     return int(hours) if hours else DEFAULT_L3_TTL_HOURS
 
 

@@ -263,9 +263,10 @@ def event_ingest(
     if messages is not None:
         if text:
             raise InvalidInput("give either text or messages, not both")
-        turns = claim_turns(_clean_messages(messages))
+        conversation = _clean_messages(messages)
+        turns = claim_turns(conversation)
         text = "\n".join(t["content"] for t in turns)
-        raw = "\n".join(f"{t['role']}: {t['content']}" for t in _clean_messages(messages))
+        raw = "\n".join(f"{t['role']}: {t['content']}" for t in conversation)
         source = Source.USER if turns[-1]["role"] == "user" else Source.ASSISTANT
     else:
         text = _clean_text("text", text, required=True)

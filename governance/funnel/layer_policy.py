@@ -64,8 +64,7 @@ def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome
     if layer == Layer.L3:
         if c.source not in OBSERVING_SOURCES:
             return StageOutcome("layer_policy", "PENDING_REVIEW", [f"L3 needs a tool or system observation; source is {c.source}"], scores)
-        policy = policies.get(Layer.L3)
-        ttl = policy.default_ttl_hours if policy and policy.default_ttl_hours else l3_ttl_hours()
+        ttl = l3_ttl_hours(policies.get(Layer.L3))
         c.expires_at = l3_expires_at(c.observed_at, ttl_hours=ttl)
         scores.update(ttl_hours=ttl, observed_at=c.observed_at.isoformat(), expires_at=c.expires_at.isoformat())
         if c.expires_at <= now:
