@@ -112,12 +112,19 @@ class SearchIn(StrictIn):
     business_line: Code | None = None
     layers: list[LayerCode] | None = Field(None, max_length=4)
     top_k: int = Field(5, ge=1, le=MAX_TOP_K)
+    mode: Literal["fast", "deep"] = Field(
+        "fast", description="fast: one hybrid ranking; deep: sub-queries fused and reranked (slower, better recall)"
+    )
 
 
 class SearchOut(Schema):
     query: str
     results: list[SearchHitOut]
     timing_ms: dict[str, float]
+    mode: Literal["fast", "deep"] = "fast"
+    deep: dict[str, Any] | None = Field(
+        None, description="deep mode only: subqueries, rewriter, reranker, their timings, and fallback (a reason) when it answered fast"
+    )
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
 

@@ -21,11 +21,12 @@ from datetime import datetime, timezone as dt_timezone
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, Progress, emit, setup_throwaway_django
+from bench._common import REPO, Progress, emit, percentile, setup_throwaway_django
+from bench.ranking_variants import parse_variants, ranking_with
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-MODES = ("keyword", "vector", "hybrid")
+MODES = ("keyword", "vector", "hybrid", "deep")
 KS = (5, 10)
 
 
@@ -184,16 +185,31 @@ def evaluate(
     for mode in modes:
         sums: dict[Any, dict[str, float]] = defaultdict(lambda: defaultdict(float))
         search_ms: list[float] = []
+        wall_ms: list[float] = []
         for n, q in enumerate(questions, start=1):
-            response = memory_search(
-                query=q.question,
-                advertisers=(advertiser_for(q.conversation),),
-                include_global=False,
-                top_k=max(KS),
-                mode=mode,  # type: ignore[arg-type]
-                record_access=False,
-                config=config,
-            )
+            started = time.perf_counter()
+            if mode == "deep":
+                from memories.search.deep import deep_search
+
+                response = deep_search(
+                    query=q.question,
+                    advertisers=(advertiser_for(q.conversation),),
+                    include_global=False,
+                    top_k=max(KS),
+                    record_access=False,
+                    config=config,
+                )
+            else:
+                response = memory_search(
+                    query=q.question,
+                    advertisers=(advertiser_for(q.conversation),),
+                    include_global=False,
+                    top_k=max(KS),
+                    mode=mode,  # type: ignore[arg-type]
+                    record_access=False,
+                    config=config,
+                )
+            wall_ms.append((time.perf_counter() - started) * 1000)
             search_ms.append(response.search_ms)
             ranked = [dia_of.get(r.memory.pk) for r in response.results]
             gold = set(q.evidence)
@@ -218,6 +234,8 @@ def evaluate(
                 f"{c}-{CATEGORIES[c]}": finish(sums[c]) for c in sorted(CATEGORIES) if c in sums
             },
             "search_ms_mean": round(sum(search_ms) / max(1, len(search_ms)), 2),
+            # Whole call, query embedding included (deep mode embeds several sub-queries).
+            "latency_ms": {"p50": round(percentile(wall_ms, 50), 2), "p95": round(percentile(wall_ms, 95), 2)},
         }
         progress(f"{mode}: recall@10 {per_mode[mode]['overall']['recall@10']}")
     return per_mode
@@ -266,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--context", type=int, default=None, help=f"earlier turns of the session kept as context in each memory (default {TurnFormat.context})")
     parser.add_argument("--following", type=int, default=None, help="later turns of the session kept as context in each memory")
     parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date")
-    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of keyword,vector,hybrid")
+    parser.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated subset of keyword,vector,hybrid,deep")
+    parser.add_argument("--ranking", default=None, help='RankingConfig overrides on top of the bench ranking, as JSON')
+    parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -276,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     modes = tuple(m for m in args.modes.split(",") if m)
     if not modes or any(m not in MODES for m in modes):
-        sys.stderr.write("bench.locomo: error: --modes takes keyword, vector and/or hybrid\n")
+        sys.stderr.write("bench.locomo: error: --modes takes keyword, vector, hybrid and/or deep\n")
         return 2
     fmt = TurnFormat()
     if args.context is not None:
@@ -289,6 +310,15 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
     started = time.perf_counter()
     setup_throwaway_django("locomo")
+    try:
+        variants = parse_variants(args.ranking, args.variants)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.locomo: error: {exc}\n")
+        return 2
+    if not args.no_embed_cache:
+        from bench import embed_cache
+
+        embed_cache.install()
     try:
         turns, questions, stats = load_locomo(args.data, args.conversations)
     except (OSError, ValueError, KeyError) as exc:
@@ -303,10 +333,17 @@ def main(argv: list[str] | None = None) -> int:
     from memories.embeddings import get_embedder
     from memories.search import fts
 
-    config = bench_ranking(args.product_defaults)
+    base = bench_ranking(args.product_defaults)
     t0 = time.perf_counter()
-    results = evaluate(questions, dia_of, modes, config, progress)
-    doc: dict[str, Any] = dict(results)
+    by_variant = {}
+    for name, overrides in variants.items():
+        progress(f"variant {name}: {overrides}")
+        by_variant[name] = evaluate(questions, dia_of, modes, ranking_with(overrides, base), progress)
+    config = ranking_with(next(iter(variants.values())), base)
+    # The first variant's modes stay at the top level (the shape callers already read).
+    doc: dict[str, Any] = dict(next(iter(by_variant.values())))
+    if len(by_variant) > 1 or "default" not in by_variant:
+        doc["variants"] = {"overrides": variants, "results": by_variant}
     doc.update(
         {
             "questions": len(questions),

@@ -146,6 +146,8 @@ MEMORY_DOUBTMEM_BASE_URL = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "")
 MEMORY_DOUBTMEM_MODEL = os.environ.get("MEMORY_DOUBTMEM_MODEL", "DoubtMem-AxisGRPO-Qwen3-4B-step150")
 MEMORY_LLM_TIMEOUT = float(os.environ.get("MEMORY_LLM_TIMEOUT", "20"))
 MEMORY_LLM_MAX_RETRIES = int(os.environ.get("MEMORY_LLM_MAX_RETRIES", "2"))
+# Deep search's rewrite and rerank calls: one attempt each, then the fast result.
+MEMORY_DEEP_TIMEOUT = float(os.environ.get("MEMORY_DEEP_TIMEOUT", "8"))
 
 MEMORY_EMBEDDING_PROVIDER = os.environ.get("MEMORY_EMBEDDING_PROVIDER", "local").strip().lower()
 MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embedding-3-small")
