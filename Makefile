@@ -73,7 +73,19 @@ RUFF_FILES := \
 	memories/lifecycle \
 	memories/cli \
 	memories/transfer.py \
-	memories/migrations/0003_schedules.py
+	memories/migrations/0003_schedules.py \
+	memories/search/query.py \
+	memories/search/deep.py \
+	memories/search/synonyms.py \
+	governance/search_hooks.py \
+	bench/zh_adops.py \
+	bench/data/zh_adops_build.py \
+	bench/embed_cache.py \
+	bench/ranking_variants.py \
+	tests/memories/test_query_handling.py \
+	tests/memories/test_deep_search.py \
+	tests/governance/test_deep_search_gateway.py \
+	tests/api/test_search_modes.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

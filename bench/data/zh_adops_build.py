@@ -15,11 +15,12 @@ month the memory's text does not contain: only its event time does), handwritten
 
     python bench/data/zh_adops_build.py
 """
+# ruff: noqa: E501  (the hand-written rows below read best one per line)
 from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "zh_adops_retrieval.json"
@@ -231,7 +232,7 @@ HANDWRITTEN_QUERIES: list[tuple[str, str | None, list[str]]] = [
     ("reconciliation 对账 代理商", None, ["hw_global_agency"]),
 ]
 
-START = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def _numbers(rng: random.Random) -> dict[str, object]:
@@ -273,7 +274,7 @@ def build() -> dict[str, object]:
                 for month in months:
                     nums = _numbers(rng)
                     text = rng.choice(ANOMALY_TEMPLATES).format(p=product, c=CHANNELS[c_index][0], **nums)
-                    when = datetime(2026, month, rng.randint(2, 27), rng.randint(8, 20), tzinfo=timezone.utc)
+                    when = datetime(2026, month, rng.randint(2, 27), rng.randint(8, 20), tzinfo=UTC)
                     add(f"{code}/{p_index}/{c_index}/anomaly/{month}", code, text, when, layer="L3", industry=industry,
                         product=p_index, channel=c_index, topic="anomaly", month=month)
     for key, content, industry, _ in GLOBAL_RULES:
