@@ -81,6 +81,7 @@ RUFF_FILES := \
 	bench/zh_adops.py \
 	bench/data/zh_adops_build.py \
 	bench/embed_cache.py \
+	bench/store_cache.py \
 	bench/ranking_variants.py \
 	tests/memories/test_query_handling.py \
 	tests/memories/test_deep_search.py \

@@ -133,7 +133,7 @@ def advertiser_for(conversation: str) -> str:
     return f"locomo-{conversation}"[:64]
 
 
-def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress) -> dict[int, str]:
+def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress, reuse: bool = False) -> dict[int, str]:
     """Import every turn through the real import path and embed it; returns id → dia_id."""
     from memories.models import Memory
     from memories.services import embed_backfill
@@ -158,8 +158,6 @@ def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progres
                     ensure_ascii=False,
                 )
             )
-    progress(f"importing {len(lines)} turns from {len(turns)} conversations")
-    memories_import(lines=lines, actor="bench.locomo", embed=False, label="locomo")
     total = len(lines)
     done = [0]
 
@@ -168,7 +166,17 @@ def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progres
         if done[0] % 1024 < n or done[0] == total:
             progress(f"embedded {done[0]}/{total}")
 
-    embed_backfill(batch_size=64, progress=tick)
+    def build() -> None:
+        progress(f"importing {len(lines)} turns from {len(turns)} conversations")
+        memories_import(lines=lines, actor="bench.locomo", embed=False, label="locomo")
+        embed_backfill(batch_size=64, progress=tick)
+
+    if reuse:
+        from bench.store_cache import restore_or_build
+
+        restore_or_build("locomo", lines, build, progress)
+    else:
+        build()
     return {pk: data["dia_id"] for pk, data in Memory.objects.values_list("id", "data")}
 
 
@@ -287,7 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated subset of keyword,vector,hybrid,deep")
     parser.add_argument("--ranking", default=None, help='RankingConfig overrides on top of the bench ranking, as JSON')
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for every variant after the first (default hybrid,deep)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
+    parser.add_argument("--no-store-cache", action="store_true", help="import the turns afresh (default: reuse an identical store)")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -327,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit_questions:
         questions = questions[: args.limit_questions]
     t0 = time.perf_counter()
-    dia_of = build_store(turns, fmt, progress)
+    dia_of = build_store(turns, fmt, progress, reuse=not args.no_store_cache)
     index_s = time.perf_counter() - t0
 
     from memories.embeddings import get_embedder
@@ -336,9 +346,12 @@ def main(argv: list[str] | None = None) -> int:
     base = bench_ranking(args.product_defaults)
     t0 = time.perf_counter()
     by_variant = {}
-    for name, overrides in variants.items():
+    for index, (name, overrides) in enumerate(variants.items()):
         progress(f"variant {name}: {overrides}")
-        by_variant[name] = evaluate(questions, dia_of, modes, ranking_with(overrides, base), progress)
+        # The single arms do not move with fusion settings: later variants rank only the
+        # fused modes (keyword alone does move with strip_questions; ask for it explicitly).
+        chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
+        by_variant[name] = evaluate(questions, dia_of, chosen, ranking_with(overrides, base), progress)
     config = ranking_with(next(iter(variants.values())), base)
     # The first variant's modes stay at the top level (the shape callers already read).
     doc: dict[str, Any] = dict(next(iter(by_variant.values())))

@@ -38,7 +38,7 @@ def dated_content(content: str, created_at: str) -> str:
     return f"（{when.year}年{when.month}月{when.day}日）{content}"
 
 
-def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress) -> dict[int, str]:
+def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress, reuse: bool = True) -> dict[int, str]:
     from governance.imports import memories_import
     from memories.models import Memory
     from memories.services import embed_backfill
@@ -59,12 +59,20 @@ def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress)
         )
         for m in memories
     ]
-    progress(f"importing {len(lines)} memories")
-    report = memories_import(lines=lines, actor="bench.zh_adops", embed=False, label="zh_adops")
-    if report.errors:
-        raise SystemExit(f"bench.zh_adops: error: import failed: {report.errors[:3]}")
-    progress("embedding")
-    embed_backfill(batch_size=64)
+    def build() -> None:
+        progress(f"importing {len(lines)} memories")
+        report = memories_import(lines=lines, actor="bench.zh_adops", embed=False, label="zh_adops")
+        if report.errors:
+            raise SystemExit(f"bench.zh_adops: error: import failed: {report.errors[:3]}")
+        progress("embedding")
+        embed_backfill(batch_size=64)
+
+    if reuse:
+        from bench.store_cache import restore_or_build
+
+        restore_or_build("zh_adops", lines, build, progress)
+    else:
+        build()
     return {pk: data["key"] for pk, data in Memory.objects.values_list("id", "data")}
 
 
@@ -132,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dates", action="store_true", help="write each memory's event date into its text")
     parser.add_argument("--ranking", default=None, help='RankingConfig overrides as JSON, e.g. \'{"strip_questions": false}\'')
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for every variant after the first (default hybrid,deep)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
+    parser.add_argument("--no-store-cache", action="store_true", help="import afresh (default: reuse an identical imported store)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 
@@ -153,12 +163,14 @@ def main(argv: list[str] | None = None) -> int:
         from bench import embed_cache
 
         embed_cache.install()
-    key_of = build_store(doc_in["memories"], args.dates, progress)
+    key_of = build_store(doc_in["memories"], args.dates, progress, reuse=not args.no_store_cache)
     results: dict[str, Any] = {}
-    for name, overrides in variants.items():
+    for index, (name, overrides) in enumerate(variants.items()):
         config = ranking_with(overrides)
         results[name] = {}
-        for mode in modes:
+        # The single arms do not move with fusion settings: later variants rank only these.
+        chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
+        for mode in chosen:
             results[name][mode] = evaluate(doc_in["queries"], key_of, mode, config)
             progress(f"{name} {mode}: recall@10 {results[name][mode]['overall']['recall@10']}")
     from memories.embeddings import get_embedder
