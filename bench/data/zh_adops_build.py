@@ -275,7 +275,8 @@ def build() -> dict[str, object]:
                     nums = _numbers(rng)
                     text = rng.choice(ANOMALY_TEMPLATES).format(p=product, c=CHANNELS[c_index][0], **nums)
                     when = datetime(2026, month, rng.randint(2, 27), rng.randint(8, 20), tzinfo=UTC)
-                    add(f"{code}/{p_index}/{c_index}/anomaly/{month}", code, text, when, layer="L3", industry=industry,
+                    # L2, an anomaly pattern learned: an L3 observation would have expired long ago.
+                    add(f"{code}/{p_index}/{c_index}/anomaly/{month}", code, text, when, industry=industry,
                         product=p_index, channel=c_index, topic="anomaly", month=month)
     for key, content, industry, _ in GLOBAL_RULES:
         add(f"global/{key}", None, content, START - timedelta(days=30), layer="L1", industry=industry, topic=key)
