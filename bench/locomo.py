@@ -295,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated subset of keyword,vector,hybrid,deep")
     parser.add_argument("--ranking", default=None, help='RankingConfig overrides on top of the bench ranking, as JSON')
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    parser.add_argument("--question-shard", default=None, help="I/N: rank only questions I, I+N, … (split a long run over processes)")
     parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for every variant after the first (default hybrid,deep)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
     parser.add_argument("--no-store-cache", action="store_true", help="import the turns afresh (default: reuse an identical store)")
@@ -336,6 +337,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.limit_questions:
         questions = questions[: args.limit_questions]
+    if args.question_shard:
+        try:
+            index, count = (int(part) for part in args.question_shard.split("/"))
+            if not 0 <= index < count:
+                raise ValueError
+        except ValueError:
+            sys.stderr.write("bench.locomo: error: --question-shard takes I/N with 0 <= I < N\n")
+            return 2
+        questions = questions[index::count]
     t0 = time.perf_counter()
     dia_of = build_store(turns, fmt, progress, reuse=not args.no_store_cache)
     index_s = time.perf_counter() - t0
