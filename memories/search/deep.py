@@ -74,6 +74,9 @@ RERANK_POOL = 30
 RRF_K = 20
 # The original question counts more than any rewrite of it.
 ORIGINAL_WEIGHT = 1.5
+# The original's keyword-only and vector-only rankings join the fusion at this weight:
+# a memory one arm ranks first can sink in the fused list when the other arm misses it.
+SINGLE_ARM_WEIGHT = 0.5
 
 _EN_LEAD = re.compile(
     r"^\s*(?:what|when|where|who|whom|which|how|why)\b(?:\s+(?:kind|type|sort)\s+of)?"
@@ -200,6 +203,13 @@ def deep_search(
         for rank, result in enumerate(response.results):
             fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + weight / (RRF_K + rank + 1)
             results_by_id.setdefault(result.memory.pk, result)
+    if SINGLE_ARM_WEIGHT > 0:
+        for arm in ("keyword", "vector"):
+            response = memory_search(query=query, top_k=SUBQUERY_DEPTH, mode=arm, record_access=False, config=config, **scope)
+            embed_ms += response.embed_ms
+            for rank, result in enumerate(response.results):
+                fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + SINGLE_ARM_WEIGHT / (RRF_K + rank + 1)
+                results_by_id.setdefault(result.memory.pk, result)
     pool = sorted(fused, key=fused.__getitem__, reverse=True)[:RERANK_POOL]
     candidates = [Candidate(memory_id=mid, content=results_by_id[mid].memory.content, score=fused[mid]) for mid in pool]
 
