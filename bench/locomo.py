@@ -40,12 +40,13 @@ class TurnFormat:
     Full run, bench ranking, recall@10: hybrid 0.696 → 0.723, keyword 0.674 → 0.690,
     vector 0.538 → 0.613. On conversations 1–3, hybrid recall@10: context 0 0.657, 1
     0.726, 2 0.755; one following turn on top of context 1 0.732; dates on top of context
-    1 0.734, on top of context 2 0.772. Dates were not run on the full set, so they stay
-    off by default (`--dates` turns them on)."""
+    1 0.734, on top of context 2 0.772. Issue 14 measured dates on both retrieval sets
+    (bench.zh_adops too) and they helped both, so they are on by default: the session date
+    is the turn's event time, never the import time (`--no-dates` leaves them out)."""
 
     context: int = 2
     following: int = 0
-    dates: bool = False
+    dates: bool = True
 
 
 @dataclass
@@ -291,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N usable questions")
     parser.add_argument("--context", type=int, default=None, help=f"earlier turns of the session kept as context in each memory (default {TurnFormat.context})")
     parser.add_argument("--following", type=int, default=None, help="later turns of the session kept as context in each memory")
-    parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date")
+    parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date (the default)")
+    parser.add_argument("--no-dates", action="store_true", help="leave the session date out of each memory")
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated subset of keyword,vector,hybrid,deep")
     parser.add_argument("--ranking", default=None, help='RankingConfig overrides on top of the bench ranking, as JSON')
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
@@ -315,8 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         fmt = replace(fmt, context=max(0, args.context))
     if args.following is not None:
         fmt = replace(fmt, following=max(0, args.following))
-    if args.dates:
-        fmt = replace(fmt, dates=True)
+    if args.no_dates:
+        fmt = replace(fmt, dates=False)
 
     progress = Progress(args.quiet)
     started = time.perf_counter()

@@ -9,8 +9,8 @@ event time as created_at and embedded by the configured embedder; each query is 
 with memory_search in the scope it names (that advertiser plus global memories, or every
 memory when it names none).
 
-    python -m bench.zh_adops --json [--modes keyword,vector,hybrid,deep] [--dates]
-        [--ranking JSON] [--variants JSON]
+    python -m bench.zh_adops --json [--modes keyword,vector,hybrid,deep]
+        [--no-dates] [--ranking JSON] [--variants JSON]
 """
 from __future__ import annotations
 
@@ -137,10 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--data", type=Path, default=DATA, help=f"the labelled set (default {DATA})")
     parser.add_argument("--modes", default="keyword,vector,hybrid,deep", help="comma-separated subset of " + ",".join(MODES))
-    parser.add_argument("--dates", action="store_true", help="write each memory's event date into its text")
+    parser.add_argument("--dates", action="store_true", help="write each memory's event date into its text (the default)")
+    parser.add_argument("--no-dates", action="store_true", help="leave the event date out of each memory's text")
     parser.add_argument("--ranking", default=None, help='RankingConfig overrides as JSON, e.g. \'{"strip_questions": false}\'')
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
-    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for every variant after the first (default hybrid,deep)")
+    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for variants after the first")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
     parser.add_argument("--no-store-cache", action="store_true", help="import afresh (default: reuse an identical imported store)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         from bench import embed_cache
 
         embed_cache.install()
-    key_of = build_store(doc_in["memories"], args.dates, progress, reuse=not args.no_store_cache)
+    dates = not args.no_dates
+    key_of = build_store(doc_in["memories"], dates, progress, reuse=not args.no_store_cache)
     results: dict[str, Any] = {}
     for index, (name, overrides) in enumerate(variants.items()):
         config = ranking_with(overrides)
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = {
         "memories": len(doc_in["memories"]),
         "queries": len(doc_in["queries"]),
-        "dates": args.dates,
+        "dates": dates,
         "results": results,
         "variants": variants,
         "embedder": get_embedder().model_name,
