@@ -14,6 +14,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.entities.link import link_entities
+from governance.suggestions import suggestions_for_signal
 from governance.safety import CredentialRefused, refuse_credentials
 from governance.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
 from memories.constants import Layer
@@ -163,6 +165,13 @@ def memories_import(
                 Memory.objects.filter(pk=fields["stored_id"]).update(supersedes_id=fields["supersedes"])
             if fields["derived_from"]:
                 Memory.objects.get(pk=fields["stored_id"]).derived_from.set(fields["derived_from"])
+        # Links after every row exists, so an imported signal finds imported playbooks.
+        organised = list(Memory.objects.filter(pk__in=created_ids).order_by("id"))
+        for memory in organised:
+            link_entities(memory)
+        for memory in organised:
+            if memory.layer == Layer.L3:
+                suggestions_for_signal(signal=memory)
         if any(f["id"] is not None for _, f in to_write):
             # Explicit ids leave PostgreSQL's sequence behind; SQLite needs nothing.
             with connection.cursor() as cursor:
