@@ -29,6 +29,7 @@ from api.schemas import (
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
 from api.services import api_token_check_source
+from api.suggestions import router as suggestions_router
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
@@ -57,6 +58,7 @@ api = NinjaAPI(
     parser=StrictJsonParser(),
 )
 install_exception_handlers(api)
+api.add_router("/suggestions", suggestions_router)
 
 COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
 

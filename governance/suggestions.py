@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
-from typing import Any
 
 from django.db import transaction
 from django.db.models import Q, QuerySet

@@ -35,7 +35,8 @@ def memory_entities_replace(
     for s, p, o, origin in triples:
         seen.setdefault((s, p, o), origin)
     Relation.objects.bulk_create(
-        [Relation(subject=entities[s], predicate=p, object=entities[o], memory=memory, origin=origin) for (s, p, o), origin in seen.items()],
+        [Relation(subject=entities[s], predicate=p, object=entities[o], memory=memory, origin=origin)
+         for (s, p, o), origin in seen.items()],
         ignore_conflicts=True,
     )
     return len(first_origin)

@@ -57,7 +57,10 @@ def _mention(entity: EntityOut) -> Mention:
     return Mention(entity.kind, canonical(entity.kind, entity.name))
 
 
-def extract_with_llm(*, content: str, advertiser: str | None, category: str) -> tuple[list[Mention], list[tuple[Mention, str, Mention]], Telemetry]:
+Triple = tuple[Mention, str, Mention]
+
+
+def extract_with_llm(*, content: str, advertiser: str | None, category: str) -> tuple[list[Mention], list[Triple], Telemetry]:
     """Raises ProviderUnavailable on a timeout, an HTTP failure or JSON of the wrong shape."""
     context = json.dumps({"advertiser": advertiser, "category": category}, ensure_ascii=False)
     messages = [
