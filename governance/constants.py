@@ -60,7 +60,7 @@ DEFAULT_ADMIN_USER = "admin"
 class SignalKind(models.TextChoices):
     """What an L3 signal is about, as far as choosing a playbook goes."""
 
-    PROMOTION = "promotion", _("promotion")
+    PROMOTION = "promotion", _("sales promotion")
     COLD_START = "cold_start", _("cold start")
     ANOMALY = "anomaly", _("anomaly")
     OTHER = "other", _("other")

@@ -68,7 +68,7 @@ LEXICON: dict[str, dict[str, tuple[str, ...]]] = {
         "周五": ("周五", "friday"), "周六": ("周六",), "周日": ("周日",),
     },
     K.EVENT: {
-        "大促": ("大促", "促销", "蓄水期", "爆发期", "返场期", "promotion"),
+        "大促": ("大促", "大型促销", "蓄水期", "爆发期", "返场期", "promotion"),
         "冷启动": ("冷启动", "学习期", "cold start", "cold-start"),
         "异常": ("异常", "骤降", "暴跌", "anomaly", "anomalies"),
         "素材疲劳": ("素材疲劳", "creative fatigue"),

@@ -12,6 +12,7 @@ from django.utils.text import Truncator
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
+from governance.admin.entities import memory_entities
 from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
@@ -39,15 +40,20 @@ class MemoryAdmin(admin.ModelAdmin):
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data", "created_at", "updated_at", "version_history", "source_events",
+        "data", "created_at", "updated_at", "version_history", "source_events", "entities",
     )
     fieldsets = (
         (None, {"fields": ("layer", "advertiser", "status", "content")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
+        (_("Entities"), {"fields": ("entities",)}),
         (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
+
+    @admin.display(description=_("entities"))
+    def entities(self, obj):
+        return memory_entities(obj)
 
     # New memories come in through the funnel or a trusted import, never a bare form, and
     # nothing is deleted: archiving keeps the trail.

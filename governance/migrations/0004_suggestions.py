@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('advertiser', models.CharField(blank=True, db_index=True, max_length=64, null=True, verbose_name='advertiser')),
-                ('kind', models.CharField(choices=[('promotion', 'promotion'), ('cold_start', 'cold start'), ('anomaly', 'anomaly'), ('other', 'other')], default='other', max_length=16, verbose_name='signal kind')),
+                ('kind', models.CharField(choices=[('promotion', 'sales promotion'), ('cold_start', 'cold start'), ('anomaly', 'anomaly'), ('other', 'other')], default='other', max_length=16, verbose_name='signal kind')),
                 ('topic', models.CharField(blank=True, default='', max_length=128, verbose_name='topic')),
                 ('reasons', models.JSONField(blank=True, default=dict, verbose_name='why each playbook applies')),
                 ('status', models.CharField(choices=[('open', 'open'), ('expired', 'expired with its signal')], db_index=True, default='open', max_length=16, verbose_name='status')),

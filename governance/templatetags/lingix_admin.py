@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext_lazy as _
 
+from governance.selectors import suggestion_dict, suggestions_open
 from governance.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
 
 register = template.Library()
@@ -28,6 +29,7 @@ def lingix_dashboard(context):
         "queue_url": "admin:governance_reviewitem_changelist",
         "guard_rows": metric_rows(data["metrics"]["guard"]),
         "guardrail_rows": metric_rows(data["metrics"]["guardrail"]),
+        "suggestions": [suggestion_dict(s) for s in suggestions_open(limit=6)],
     }
 
 

@@ -62,8 +62,8 @@ def test_demo_signals_get_playbooks_by_kind(demo):
 
 
 def test_a_global_signal_only_suggests_global_playbooks(demo, trigger):
-    decision = trigger("environment_change", advertiser=None, source="tool", summary="全平台双11预热开始，CPM普遍上涨20%，出价需按大促节奏调整",
-                       data=DOUBLE_11 | {"category": ""})
+    decision = trigger("environment_change", advertiser=None, source="tool",
+                       summary="全平台双11预热开始，CPM普遍上涨20%，出价需按大促节奏调整", data=DOUBLE_11 | {"category": ""})
     assert decision.action == "WRITE", decision.reasons
     suggestion = Suggestion.objects.get(signal_id=decision.memory_id)
     assert suggestion.advertiser is None
@@ -72,8 +72,8 @@ def test_a_global_signal_only_suggests_global_playbooks(demo, trigger):
 
 
 def test_suggestions_expire_with_their_signal(demo, trigger):
-    decision = trigger("environment_change", advertiser="brand_B", source="tool", summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏",
-                       data=DOUBLE_11 | {"ttl_hours": 2})
+    decision = trigger("environment_change", advertiser="brand_B", source="tool",
+                       summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏", data=DOUBLE_11 | {"ttl_hours": 2})
     suggestion = Suggestion.objects.get(signal_id=decision.memory_id)
     assert suggestion.expires_at == Memory.objects.get(pk=decision.memory_id).expires_at
     assert suggestion in suggestions_open(advertisers=("brand_B",))
