@@ -77,7 +77,8 @@ class SuggestionAdmin(ReadOnlyAdmin):
     @admin.display(description=_("playbooks"))
     def playbooks(self, obj):
         memories = [*obj.templates.all(), *obj.strategies.all()]
-        return format_html_join(format_html("<br>"), "{} {}", ((m.layer, admin_link(m, Truncator(m.content).chars(40))) for m in memories)) or "—"
+        rows = ((m.layer, admin_link(m, Truncator(m.content).chars(40))) for m in memories)
+        return format_html_join(format_html("<br>"), "{} {}", rows) or "—"
 
 
 def memory_entities(memory: Memory) -> str:
