@@ -1,4 +1,4 @@
-// Lingix Memory for OpenClaw: six tools over the Lingix agent API, auto-recall before
+// Lingix Memory for OpenClaw: seven tools over the Lingix agent API, auto-recall before
 // each prompt, auto-capture of what the user stated, and a reachability check on /new.
 
 import { LingixClient } from "./lib/client.js";
@@ -13,6 +13,7 @@ export const TOOL_NAMES = [
   "lingix_memory_status",
   "lingix_memory_reflect",
   "lingix_memory_review",
+  "lingix_memory_suggestions",
 ];
 
 const plugin = {
