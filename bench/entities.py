@@ -100,7 +100,8 @@ def run(progress: Progress) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [f"entity ablation: {doc['documents']} documents, {doc['entities']} entities, {doc['entity_links']} links, {doc['relations']} relations",
+    lines = [f"entity ablation: {doc['documents']} documents, {doc['entities']} entities, "
+             f"{doc['entity_links']} links, {doc['relations']} relations",
              f"{'set':18} {'arm':4} {'R@5':>6} {'R@10':>6} {'MRR@10':>7} {'hit@10':>7} {'fired':>6} {'n':>4}"]
     for name, row in doc["sets"].items():
         for arm in ("on", "off"):
