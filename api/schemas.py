@@ -83,6 +83,9 @@ class MemoryOut(Schema):
     advertiser: str | None
     business_line: str
     category: str
+    kind: str = Field("", description="episodic (what happened) or semantic (what holds); empty until organised")
+    category_path: str = Field("", description="where it sits in its advertiser's category tree, e.g. 医药OTC › 冷启动 › 出价")
+    abstract: str = Field("", description="the one-line abstract")
     source: str
     source_attribution: str
     grounding: str

@@ -57,7 +57,7 @@ def memory_search(
     )
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
-    by_id = Memory.objects.in_bulk([hit.memory_id for hit in outcome.hits])
+    by_id = Memory.objects.select_related("category_node").in_bulk([hit.memory_id for hit in outcome.hits])
     results = []
     for hit in outcome.hits:
         memory = by_id.get(hit.memory_id)
@@ -141,7 +141,7 @@ def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[
 
 
 def memories_for_export(*, advertiser: str | None = None) -> Iterator[Memory]:
-    queryset = Memory.objects.order_by("id").prefetch_related("derived_from")
+    queryset = Memory.objects.order_by("id").select_related("category_node").prefetch_related("derived_from")
     if advertiser is not None:
         queryset = queryset.filter(advertiser=advertiser)
     yield from queryset.iterator(chunk_size=500)
