@@ -45,14 +45,22 @@ def memory_search(
     mode: Mode = "hybrid",
     record_access: bool = True,
     config: RankingConfig = DEFAULT_RANKING,
+    kinds: tuple[str, ...] | None = None,
+    category: str | None = None,
 ) -> SearchResponse:
     """Hybrid retrieval inside the structured filter. `advertisers=None` is the operator
-    view; otherwise only those advertisers (plus global memories)."""
+    view; otherwise only those advertisers (plus global memories). `kinds` keeps episodic
+    or semantic memories; `category` (a path such as 医药OTC › 冷启动) keeps that node and
+    its subtree in the caller's trees."""
+    from memories.category_selectors import category_ids_for_path
+
     search_filter = SearchFilter(
         advertisers=advertisers,
         include_global=include_global,
         business_line=business_line or None,
         layers=tuple(layers) if layers else None,
+        kinds=tuple(kinds) if kinds else None,
+        category_ids=category_ids_for_path(path=category, advertisers=advertisers) if category else None,
         now=timezone.now(),
     )
     top_k = max(1, min(int(top_k), MAX_TOP_K))

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
+from memories.category_selectors import subtree_q
 from memories.constants import MemoryKind, Status
 from memories.models import PATH_SEPARATOR, Category, Memory
 
@@ -30,13 +31,8 @@ def category_node_for(*, advertiser: str | None, path: list[str]) -> Category:
     return parent
 
 
-def _subtree_q(node: Category, prefix: str = "category_node__") -> Q:
-    scope = Q(**{f"{prefix}advertiser": node.advertiser}) if node.advertiser is not None else Q(**{f"{prefix}advertiser__isnull": True})
-    return scope & (Q(**{f"{prefix}path": node.path}) | Q(**{f"{prefix}path__startswith": node.path + PATH_SEPARATOR}))
-
-
 def category_subtree_ids(node: Category) -> list[int]:
-    return list(Category.objects.filter(_subtree_q(node, prefix="")).values_list("id", flat=True))
+    return list(Category.objects.filter(subtree_q(node, prefix="")).values_list("id", flat=True))
 
 
 def _summary(node: Category, active: Iterable[Memory], counts: dict[str, int], total: int) -> str:
@@ -58,7 +54,7 @@ def category_refresh(node_ids: Iterable[int]) -> int:
             todo.add(current.pk)
             current = current.parent
     for node in Category.objects.filter(pk__in=todo):
-        active = Memory.objects.filter(_subtree_q(node), status=Status.ACTIVE)
+        active = Memory.objects.filter(subtree_q(node), status=Status.ACTIVE)
         by_kind = {row["kind"]: row["n"] for row in active.values("kind").annotate(n=Count("id"))}
         total = sum(by_kind.values())
         # Semantic knowledge first (what holds), then the most important episodes.
