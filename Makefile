@@ -47,6 +47,7 @@ RUFF_FILES := \
 	governance/entities/offline.py \
 	governance/entities/llm.py \
 	governance/entities/link.py \
+	governance/entities/backfill.py \
 	governance/suggestions.py \
 	governance/admin/entities.py \
 	api/suggestions.py \

@@ -9,6 +9,7 @@ from ninja.errors import HttpError
 from api.concurrency import token_slot
 from api.errors import install_exception_handlers
 from api.models import ApiToken
+from api.organise import router as organise_router
 from api.parser import StrictJsonParser
 from api.recall import query_from_messages, render_block, should_retrieve
 from api.schemas import (
@@ -58,6 +59,7 @@ api = NinjaAPI(
     parser=StrictJsonParser(),
 )
 install_exception_handlers(api)
+api.add_router("/", organise_router)
 api.add_router("/suggestions", suggestions_router)
 
 COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
@@ -84,6 +86,8 @@ def search(request, payload: SearchIn):
             business_line=payload.business_line,
             layers=tuple(payload.layers) if payload.layers else None,
             top_k=payload.top_k,
+            kinds=(payload.kind,) if payload.kind else None,
+            category=payload.category,
         )
     return {
         "query": payload.query,

@@ -6,7 +6,6 @@ untrusted data: it is flattened to one line per memory, angle brackets are escap
 it cannot close or open the block, and the header tells the model not to obey it."""
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -15,10 +14,7 @@ from typing import Any
 
 from governance.language.signals import is_chitchat
 from memories.hashing import content_hash
-
-# cl100k averages: about 0.87 CJK characters per token, about 4 Latin characters.
-CJK_CHARS_PER_TOKEN = 0.87
-LATIN_CHARS_PER_TOKEN = 4.0
+from memories.text_budget import estimate_tokens, is_cjk
 
 LAYER_LABELS = {"L1": "L1 core rule", "L2": "L2 strategy", "L3": "L3 realtime", "L4": "L4 template"}
 
@@ -36,28 +32,6 @@ _ALWAYS = re.compile(
     re.IGNORECASE,
 )
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
-
-
-def is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x4E00 <= code <= 0x9FFF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x20000 <= code <= 0x2FFFF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x3040 <= code <= 0x30FF  # kana
-        or 0xAC00 <= code <= 0xD7AF  # hangul
-        or 0x3000 <= code <= 0x303F  # CJK punctuation
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-    )
-
-
-def estimate_tokens(text: str) -> int:
-    """A cl100k-like count without a tokenizer: CJK characters cost more than one token
-    each, Latin text about a quarter of a token per character."""
-    cjk = sum(1 for char in text if is_cjk(char))
-    other = len(text) - cjk
-    return math.ceil(cjk / CJK_CHARS_PER_TOKEN + other / LATIN_CHARS_PER_TOKEN)
 
 
 @dataclass(frozen=True)

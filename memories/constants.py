@@ -53,6 +53,15 @@ class Grounding(models.TextChoices):
     UNKNOWN = "unknown", _("unknown")
 
 
+class MemoryKind(models.TextChoices):
+    """What a memory is about: something that happened (a campaign result, an observed
+    signal) or something that holds (a rule, a preference, a pattern). Empty: written
+    before kinds existed and not organised yet."""
+
+    EPISODIC = "episodic", _("episodic (what happened)")
+    SEMANTIC = "semantic", _("semantic (what holds)")
+
+
 class Tier(models.TextChoices):
     """Retention tiers; the Weibull decay shape depends on the tier."""
 

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('governance', '0003_roles'),
-        ('memories', '0005_entities_and_relations'),
+        ('memories', '0006_entities_and_relations'),
     ]
 
     operations = [

@@ -30,6 +30,6 @@ def revoke(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("governance", "0004_suggestions"),
-        ("memories", "0005_entities_and_relations"),
+        ("memories", "0006_entities_and_relations"),
     ]
     operations = [migrations.RunPython(grant, revoke)]

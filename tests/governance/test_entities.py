@@ -142,3 +142,13 @@ def test_entity_arm_respects_the_advertiser_scope(db, django_capture_on_commit_c
     results = memory_search(query="百度 CPC", advertisers=("brand_A",), top_k=10, record_access=False).results
     ids = {r.memory.pk for r in results}
     assert mine.pk in ids and theirs.pk not in ids
+
+
+def test_backfill_links_memories_written_before_links_existed(make_memory):
+    from governance.entities.backfill import memories_link_backfill
+
+    old = [make_memory("brand_A 百度搜索 CPC 1.3元", advertiser="brand_A"), make_memory("双十二预热 CPM 上涨 25%", layer="L2")]
+    report = memories_link_backfill(batch_size=1)
+    assert report["examined"] == 2 and report["still_unlinked"] == 0
+    assert ("channel", "百度搜索") in linked(old[0]) and ("time_slot", "双12") in linked(old[1])
+    assert memories_link_backfill()["examined"] == 0

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memories', '0004_postgres_search'),
+        ('memories', '0005_organise_kind_category_abstracts'),
     ]
 
     operations = [
