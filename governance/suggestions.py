@@ -24,6 +24,7 @@ STAGE_EXPIRE = "lifecycle.suggestions"
 # How much a shared entity says that a playbook applies: the event itself most.
 KIND_WEIGHT = {K.EVENT: 3.0, K.CATEGORY: 2.0, K.TIME_SLOT: 1.5, K.CHANNEL: 1.0, K.PLAN: 1.0, K.ADVERTISER: 1.0, K.METRIC: 0.5}
 PER_LAYER = 3
+MAX_CANDIDATES = 500
 KIND_BY_EVENT = {"大促": SignalKind.PROMOTION, "冷启动": SignalKind.COLD_START, "异常": SignalKind.ANOMALY}
 
 
@@ -41,22 +42,26 @@ def _playbooks(signal: Memory) -> QuerySet[Memory]:
 
 
 def _score(signal: Memory) -> tuple[dict[int, float], dict[int, list[str]], list[str]]:
+    """Playbooks sharing the signal's event, scored by every entity they share with it."""
     links = list(MemoryEntity.objects.filter(memory=signal).values_list("entity_id", "entity__kind", "entity__name"))
     events = [name for _, kind, name in links if kind == K.EVENT]
+    if not events:
+        return {}, {}, []
     kind_of = {eid: kind for eid, kind, _ in links}
     name_of = {eid: name for eid, _, name in links}
+    # A big store links thousands of playbooks to 大促: score the most important ones.
+    event_ids = [eid for eid, kind in kind_of.items() if kind == K.EVENT]
+    sharing_event = (MemoryEntity.objects.filter(entity_id__in=event_ids, memory__in=_playbooks(signal))
+                     .order_by("-memory__importance", "-memory_id").values_list("memory_id", flat=True)[:MAX_CANDIDATES])
+    candidates = list(dict.fromkeys(sharing_event))
     score: dict[int, float] = defaultdict(float)
     shared: dict[int, list[str]] = defaultdict(list)
-    has_event: set[int] = set()
-    rows = MemoryEntity.objects.filter(entity_id__in=list(kind_of), memory__in=_playbooks(signal)).values_list("memory_id", "entity_id")
+    rows = MemoryEntity.objects.filter(memory_id__in=candidates, entity_id__in=list(kind_of)).values_list("memory_id", "entity_id")
     for memory_id, entity_id in rows:
         kind = kind_of[entity_id]
         score[memory_id] += KIND_WEIGHT.get(kind, 0.5)
         shared[memory_id].append(f"{kind}:{name_of[entity_id]}")
-        if kind == K.EVENT:
-            has_event.add(memory_id)
-    keep = {mid: s for mid, s in score.items() if mid in has_event}
-    return keep, shared, events
+    return dict(score), shared, events
 
 
 @transaction.atomic
@@ -70,7 +75,7 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
         _close(Suggestion.objects.filter(signal_id=signal.supersedes_id, status=SuggestionStatus.OPEN), at=signal.created_at,
                why=f"signal #{signal.supersedes_id} was replaced by #{signal.pk}")
     scores, shared, events = _score(signal)
-    if not scores or not events:
+    if not scores:
         # A signal that names no event (a balance alert) has no playbook to surface.
         return None
     importance = dict(Memory.objects.filter(pk__in=list(scores)).values_list("id", "importance"))
@@ -92,6 +97,14 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
                  reasons=[f"{kind} signal: {len(strategies)} strategies, {len(templates)} templates apply"],
                  scores={"suggestion_id": suggestion.pk, "strategies": strategies, "templates": templates})
     return suggestion
+
+
+def suggestions_for_live_signals(*, now: datetime) -> int:
+    """Suggestions for live L3 signals that have none (after loading demo data or a
+    restore). Returns how many were recorded."""
+    live = (Memory.objects.filter(layer=Layer.L3, status=Status.ACTIVE, suggestions__isnull=True)
+            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).order_by("id"))
+    return sum(1 for signal in live if suggestions_for_signal(signal=signal) is not None)
 
 
 def _close(suggestions: QuerySet[Suggestion], *, at: datetime, why: str) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from governance.entities.link import link_entities
+from governance.entities.link import link_entities_bulk
 from governance.models import MemoryEvent
 from memories.lifecycle.db import atomic_batch, chunks
 from memories.models import Memory
@@ -18,9 +18,8 @@ def memories_unlinked_ids() -> list[int]:
 def _link_chunk(ids: list[int]) -> int:
     # The event that wrote a memory names its trigger type, so its typed fields are read.
     trigger_types = dict(MemoryEvent.objects.filter(memory_id__in=ids).exclude(event_type="").values_list("memory_id", "event_type"))
-    memories = list(Memory.objects.filter(pk__in=ids).defer("embedding"))
-    for memory in memories:
-        link_entities(memory, trigger_type=trigger_types.get(memory.pk, ""))
+    memories = list(Memory.objects.filter(pk__in=ids, entity_links__isnull=True).defer("embedding"))
+    link_entities_bulk(memories, trigger_types=trigger_types)
     return len(memories)
 
 

@@ -4,6 +4,7 @@ also schedules `link_entities_with_llm` after the commit, so no model call ever 
 write lock. The organise backfill calls either for memories written before links existed."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -14,7 +15,8 @@ from governance.providers.base import ProviderUnavailable
 from governance.providers.config import ProviderNotConfigured, resolve_provider_name
 from governance.traces import trace_create
 from memories.constants import LinkOrigin
-from memories.entity_links import memory_entities_replace
+from memories.entity_links import memories_entities_add, memory_entities_replace
+from memories.entity_vocabulary import Mention
 from memories.models import Memory
 
 STAGE_LLM = "entities.llm"
@@ -43,6 +45,19 @@ def link_entities(memory: Memory, *, trigger_type: str = "") -> LinkReport:
         triples=[(s, p, o, LinkOrigin.OFFLINE) for s, p, o in extraction.triples],
     )
     return LinkReport(memory.pk, count, len(extraction.triples), LinkOrigin.OFFLINE)
+
+
+def link_entities_bulk(memories: Sequence[Memory], *, trigger_types: dict[int, str] | None = None) -> int:
+    """Offline links for many memories that have none yet (a trusted import, a backfill),
+    in a few queries for the lot. Returns the number of links written."""
+    trigger_types = trigger_types or {}
+    links: list[tuple[int, Mention, str]] = []
+    triples: list[tuple[int, Mention, str, Mention, str]] = []
+    for memory in memories:
+        extraction = _offline(memory, trigger_types.get(memory.pk, ""))
+        links += [(memory.pk, m, LinkOrigin.OFFLINE) for m in extraction.mentions]
+        triples += [(memory.pk, s, p, o, LinkOrigin.OFFLINE) for s, p, o in extraction.triples]
+    return memories_entities_add(links=links, triples=triples) if links else 0
 
 
 def llm_configured() -> bool:
