@@ -51,6 +51,7 @@ RUFF_FILES := \
 	governance/suggestions.py \
 	governance/admin/entities.py \
 	api/suggestions.py \
+	governance/cli/suggestions.py \
 	bench/entities.py \
 	tests/governance/test_entities.py \
 	tests/governance/test_suggestions.py \

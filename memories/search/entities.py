@@ -85,8 +85,11 @@ def entity_candidates(query: str, search_filter: SearchFilter, limit: int) -> tu
     if not entities:
         return {}, []
     scope = _scope(search_filter)
+    # Store-wide link counts (read from the (entity, memory) index alone): an entity's
+    # rarity is a property of the store, and counting inside the scope would join every
+    # link of a common entity such as 出价 with its memory row.
     frequency = dict(
-        MemoryEntity.objects.filter(scope, entity_id__in=[e.id for e in entities])
+        MemoryEntity.objects.filter(entity_id__in=[e.id for e in entities])
         .values_list("entity_id").annotate(n=Count("id")).values_list("entity_id", "n")
     )
     useful = [e.id for e in entities if 0 < frequency.get(e.id, 0) <= MAX_ENTITY_FREQUENCY]

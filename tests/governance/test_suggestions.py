@@ -49,6 +49,10 @@ def test_a_double_11_signal_through_the_cli_suggests_the_promotion_template(demo
     assert all(m.advertiser in (None, "brand_B") for m in strategies)
     assert any("双11" in m.content for m in strategies)
     assert Trace.objects.filter(memory_id=decision["memory_id"], stage="suggestions", decision="suggested").exists()
+    # The operator's CLI lists it too.
+    code, listed, _ = cli("suggestions", "--advertiser", "brand_B", "--json")
+    assert code == 0 and suggestion.pk in [item["id"] for item in listed["items"]]
+    assert all(item["advertiser"] in (None, "brand_B") for item in listed["items"])
 
 
 def test_demo_signals_get_playbooks_by_kind(demo):
