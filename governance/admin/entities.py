@@ -85,4 +85,4 @@ def memory_entities(memory: Memory) -> str:
     """The entity chips on a memory's page (used by MemoryAdmin)."""
     entities = Entity.objects.filter(memory_links__memory=memory).order_by("kind", "name")
     return format_html_join(" ", '<span class="entity-chip" title="{}">{}</span>',
-                            ((e.get_kind_display(), admin_link(e, e.name)) for e in entities)) or format_html("—")
+                            ((e.get_kind_display(), admin_link(e, e.name)) for e in entities)) or "—"
