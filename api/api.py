@@ -11,7 +11,7 @@ from api.errors import install_exception_handlers
 from api.models import ApiToken
 from api.organise import router as organise_router
 from api.parser import StrictJsonParser
-from api.recall import query_from_messages, render_block, should_retrieve
+from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
 from api.schemas import (
     DecisionOut,
     ErrorOut,
@@ -143,9 +143,8 @@ def recall(request, payload: RecallIn):
             layers=tuple(payload.layers) if payload.layers else None,
             top_k=payload.top_k,
         )
-    block = render_block(
-        [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now()
-    )
+    render = render_tiered if payload.detail == "tiered" else render_block
+    block = render([(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now())
     return {
         "context": block.context,
         "memories": [
@@ -157,9 +156,11 @@ def recall(request, payload: RecallIn):
                 "score": round(line.score, 4),
                 "age": line.age,
                 "tokens": line.tokens,
+                "detail": line.detail,
             }
             for line in block.lines
         ],
+        "chosen": recall_choice(block, ranked=len(response.results)),
         "tokens": block.tokens,
         "retrieved": True,
         "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",

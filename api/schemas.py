@@ -241,6 +241,8 @@ class RecallIn(StrictIn):
     budget_tokens: int = Field(600, ge=50, le=4000)
     top_k: int = Field(8, ge=1, le=20)
     force: bool = Field(False, description="retrieve even when the turn looks like chit-chat")
+    detail: Literal["tiered", "full"] = Field(
+        "tiered", description="tiered: one-line abstracts first, then the best memories expanded; full: whole memories in rank order")
 
 
 class RecallMemoryOut(Schema):
@@ -251,6 +253,7 @@ class RecallMemoryOut(Schema):
     score: float
     age: str
     tokens: int
+    detail: str = Field("full", description="which abstract the block shows: line, paragraph or full")
 
 
 class RecallOut(Schema):
@@ -262,3 +265,4 @@ class RecallOut(Schema):
     query: str
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
+    chosen: dict[str, int] = Field(default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit")

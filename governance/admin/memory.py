@@ -13,7 +13,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
 from governance.admin.entities import memory_entities
-from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
+from governance.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
     memory_admin_edit,
@@ -30,20 +30,23 @@ from memories.selectors import memory_history
 
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("id", "layer", "short_content", "scope", "business_line", "status", "version", "importance", "source", "created_at")
+    list_display = ("id", "layer", "kind", "short_content", "scope", "category_path", "status", "version", "importance", "source", "created_at")
     list_display_links = ("id", "short_content")
-    list_filter = ("layer", "status", AdvertiserFilter, BusinessLineFilter, "source", "tier")
+    list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
     list_per_page = 50
+    list_select_related = ("category_node",)
     date_hierarchy = "created_at"
     actions = ("archive_selected", "restore_selected", "reembed_selected")
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
         "data", "created_at", "updated_at", "version_history", "source_events", "entities",
+        "kind", "category_path", "abstract_line", "abstract_paragraph",
     )
     fieldsets = (
-        (None, {"fields": ("layer", "advertiser", "status", "content")}),
+        (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
+        (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
         (_("Entities"), {"fields": ("entities",)}),
         (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
@@ -74,6 +77,10 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description=_("content"))
     def short_content(self, obj):
         return Truncator(obj.content).chars(70)
+
+    @admin.display(description=_("category (tree)"), ordering="category_node__path")
+    def category_path(self, obj):
+        return obj.category_node.path if obj.category_node_id else "—"
 
     @admin.display(description=_("scope"), ordering="advertiser")
     def scope(self, obj):
@@ -188,5 +195,5 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Re-embed selected memories"), permissions=["change"])
     def reembed_selected(self, request, queryset):
-        n = memory_admin_reembed(memories=list(queryset.only("id")), user=request.user)
+        n = memory_admin_reembed(memories=list(queryset.select_related(None).only("id")), user=request.user)
         self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)

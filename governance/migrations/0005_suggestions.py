@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('governance', '0003_roles'),
+        ('governance', '0004_category_view_permission'),
         ('memories', '0006_entities_and_relations'),
     ]
 

@@ -29,7 +29,7 @@ def revoke(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("governance", "0004_suggestions"),
+        ("governance", "0005_suggestions"),
         ("memories", "0006_entities_and_relations"),
     ]
     operations = [migrations.RunPython(grant, revoke)]
