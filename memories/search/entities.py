@@ -76,6 +76,11 @@ def _scope(search_filter: SearchFilter, prefix: str = "memory__") -> Q:
         q &= Q(**{f"{prefix}business_line": search_filter.business_line}) | Q(**{f"{prefix}business_line": ""})
     if search_filter.layers:
         q &= Q(**{f"{prefix}layer__in": list(search_filter.layers)})
+    # The organisation filters (episodic/semantic kind, category tree nodes), when present.
+    if search_filter.kinds:
+        q &= Q(**{f"{prefix}kind__in": list(search_filter.kinds)})
+    if search_filter.category_ids is not None:
+        q &= Q(**{f"{prefix}category_node_id__in": list(search_filter.category_ids)})
     return q
 
 

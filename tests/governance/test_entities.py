@@ -152,3 +152,13 @@ def test_backfill_links_memories_written_before_links_existed(make_memory):
     assert report["examined"] == 2 and report["still_unlinked"] == 0
     assert ("channel", "百度搜索") in linked(old[0]) and ("time_slot", "双12") in linked(old[1])
     assert memories_link_backfill()["examined"] == 0
+
+
+def test_entity_arm_keeps_to_the_kind_filter(db, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        episode = write("brand_A 抖音信息流 双11当天 ROI 3.2，CPA 41元", advertiser="brand_A")
+        rule = write("抖音信息流大促期间出价上调不超过30%，否则ROI下降", advertiser="brand_A")
+    kinds = {m.pk: m.kind for m in Memory.objects.filter(pk__in=[episode.pk, rule.pk])}
+    for kind in set(kinds.values()):
+        hits = hybrid_search("抖音信息流", SearchFilter(advertisers=("brand_A",), kinds=(kind,)), top_k=5).hits
+        assert {h.memory_id for h in hits} <= {pk for pk, k in kinds.items() if k == kind}
