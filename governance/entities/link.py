@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 
 from governance.entities.llm import extract_with_llm
@@ -61,6 +62,9 @@ def link_entities_bulk(memories: Sequence[Memory], *, trigger_types: dict[int, s
 
 
 def llm_configured() -> bool:
+    """MEMORY_ENTITIES_LLM asks for it, and the gateway provider is the one in use."""
+    if not getattr(settings, "MEMORY_ENTITIES_LLM", False):
+        return False
     try:
         return resolve_provider_name() == "openai"
     except ProviderNotConfigured:

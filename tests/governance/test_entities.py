@@ -106,11 +106,19 @@ def test_llm_answer_of_the_wrong_shape_keeps_the_offline_links(db, openai_gatewa
     assert trace.decision == "fallback_offline"
 
 
-def test_the_write_path_schedules_the_llm_after_commit(db, openai_gateway, django_capture_on_commit_callbacks):
+def test_the_write_path_schedules_the_llm_after_commit(db, openai_gateway, django_capture_on_commit_callbacks, settings):
+    settings.MEMORY_ENTITIES_LLM = True
     openai_gateway.queue(chat({"entities": [{"kind": "plan", "name": "plan_星火_02"}], "relations": []}))
     with django_capture_on_commit_callbacks(execute=True):
         memory = write("brand_A 星火计划二期 ROI 2.9", advertiser="brand_A")
     assert ("plan", "plan_星火_02") in linked(memory) and ("metric", "ROI") in linked(memory)
+
+
+def test_without_the_switch_the_write_path_makes_no_model_call(db, openai_gateway, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        memory = write("brand_A 星火计划二期 ROI 2.9", advertiser="brand_A")
+    assert openai_gateway.requests_to("/chat/completions") == []
+    assert ("metric", "ROI") in linked(memory)
 
 
 def test_link_entities_rebuilds_links_for_a_memory_written_before(make_memory):
