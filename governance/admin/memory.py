@@ -13,6 +13,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
 from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
+from governance.admin.memory_list import MemoryListColumns
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
     memory_admin_edit,
@@ -28,8 +29,8 @@ from memories.selectors import memory_history
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("id", "layer", "short_content", "scope", "business_line", "status", "version", "importance", "source", "created_at")
+class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
+    list_display = ("id", "layer", "short_content", "scope", "status_version", "importance_shown", "source", "created_shown")
     list_display_links = ("id", "short_content")
     list_filter = ("layer", "status", AdvertiserFilter, BusinessLineFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
@@ -64,14 +65,6 @@ class MemoryAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding")
-
-    @admin.display(description=_("content"))
-    def short_content(self, obj):
-        return Truncator(obj.content).chars(70)
-
-    @admin.display(description=_("scope"), ordering="advertiser")
-    def scope(self, obj):
-        return obj.advertiser or _("global")
 
     @admin.display(description=_("embedding"))
     def embedding_state(self, obj):

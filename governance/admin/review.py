@@ -9,15 +9,16 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.text import Truncator
-from django.utils.timesince import timesince
 from django.utils.translation import gettext, gettext_lazy as _, ngettext
 
 from governance.admin.common import admin_link
 from governance.admin.filters import AdvertiserFilter
 from governance.admin.review_compare import review_candidate_text, review_similar_memories
-from governance.admin.review_decision import DecisionForm, proposed_by_self, review_decide
+from governance.admin.review_verdicts import review_verdicts
+from governance.admin.review_decision import DecisionForm, Verdict, proposed_by_self, review_decide
+from governance.admin.review_flow import changelist_url, change_url, decision_message, kept_filters, next_open_item, with_next_link
+from governance.admin.review_list import ReviewListColumns
 from governance.constants import ReviewStatus
 from governance.models import ReviewItem
 from governance.selectors import review_writes_l1
@@ -26,8 +27,8 @@ from memories.exceptions import DomainError
 
 
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "layer", "advertiser", "candidate", "waiting", "proposed_by", "reviewer_name")
+class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
+    list_display = ("id", "kind_badge", "candidate", "layer", "scope", "waiting", "people")
     list_display_links = ("id", "candidate")
     list_filter = ("status", "kind", "layer", AdvertiserFilter)
     search_fields = ("reason", "proposed_by", "memory__content", "event__raw_text", "event__summary")
@@ -74,16 +75,6 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description=_("candidate"))
-    def candidate(self, obj):
-        return Truncator(review_candidate_text(obj)).chars(80)
-
-    @admin.display(description=_("waiting"), ordering="created_at")
-    def waiting(self, obj):
-        if obj.status != ReviewStatus.OPEN:
-            return "—"
-        return timesince(obj.created_at, timezone.now())
-
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         return [
@@ -103,7 +94,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 title=gettext("Decide a review item") if item.status == ReviewStatus.OPEN else gettext("Review item"),
                 candidate=candidate,
                 similar=review_similar_memories(item, candidate),
-                decision_form=DecisionForm(initial={"decision": "approve"}),
+                decision_form=DecisionForm(initial={"decision": Verdict.APPROVE}),
+                verdicts=review_verdicts(item),
+                changelist_filters=kept_filters(request),
+                next_item=next_open_item(self, request, after=item, filters=kept_filters(request)),
                 can_decide=item.status == ReviewStatus.OPEN and self.has_change_permission(request, item),
                 # The service refuses it anyway; hiding the button spares a reviewer the round trip.
                 can_approve=not review_writes_l1(item) or request.user.has_perm(L1_PERMISSION),
@@ -117,28 +111,31 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def decide_view(self, request, object_id):
         item = get_object_or_404(ReviewItem, pk=object_id)
-        change_url = reverse("admin:governance_reviewitem_change", args=[item.pk])
+        filters = kept_filters(request)
+        back = change_url(item.pk, filters)
         if request.method != "POST":
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         if not self.has_change_permission(request, item):
             raise PermissionDenied
         form = DecisionForm(request.POST)
         if not form.is_valid():
             for error in form.non_field_errors() + [e for errs in form.errors.values() for e in errs if e not in form.non_field_errors()]:
                 self.message_user(request, error, messages.ERROR)
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         decision = form.cleaned_data["decision"]
         if proposed_by_self(item, request.user):
             self.message_user(request, gettext("You proposed this item; someone else has to decide it."), messages.ERROR)
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         try:
-            review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
+            outcome = review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
         except (DomainError, PermissionDenied, ValueError) as exc:
             self.message_user(request, str(exc), messages.ERROR)
-            return HttpResponseRedirect(change_url)
-        done = gettext("Approved review item #%(id)s.") if decision == "approve" else gettext("Rejected review item #%(id)s.")
-        self.message_user(request, done % {"id": item.pk}, messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:governance_reviewitem_changelist"))
+            return HttpResponseRedirect(back)
+        item.refresh_from_db()
+        message = decision_message(item=item, verdict=decision, decision=outcome)
+        following = next_open_item(self, request, after=item, filters=filters)
+        self.message_user(request, with_next_link(message, following, filters), messages.SUCCESS)
+        return HttpResponseRedirect(changelist_url(filters))
 
     def _bulk(self, request, queryset, decision: str):
         if "apply" in request.POST:
