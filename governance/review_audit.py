@@ -19,9 +19,8 @@ from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_write
 from governance.models import MemoryEvent, ReviewItem
 from governance.safety import redact
-from governance.selectors import review_writes_l1
 from governance.services import _check_reviewer, _lock_open, _recheck_and_score, _resolve, _review_trace
-from memories.constants import L1_PERMISSION, Status
+from memories.constants import L1_PERMISSION, Layer, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
 from memories.services import memory_write_lock
@@ -43,6 +42,11 @@ def review_can_overturn_write(item: ReviewItem) -> bool:
     )
 
 
+def review_overturn_writes_l1(item: ReviewItem) -> bool:
+    """Whether overturning would write an L1 core rule, which only an operator may."""
+    return review_can_overturn_write(item) and item.payload["candidate"].get("layer") == Layer.L1
+
+
 @transaction.atomic
 def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, note: str = "", operator: bool = False) -> Decision:
     """The automatic REJECT was wrong: write the refused candidate as the reviewer's
@@ -59,7 +63,7 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     if not candidate.get("layer"):
         raise InvalidInput(f"review item {item.pk} has no layer to write to; the refusal came before a layer was chosen")
     is_operator = operator or (reviewer is not None and reviewer.has_perm(L1_PERMISSION))
-    if review_writes_l1(item) and not is_operator:
+    if review_overturn_writes_l1(item) and not is_operator:
         raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may overturn it")
     candidate = _recheck_and_score(item, candidate)
     supersedes = None

@@ -40,12 +40,12 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data", "created_at", "updated_at", "version_history", "source_events",
+        "data_shown", "created_at", "updated_at", "version_history", "source_events",
     )
     fieldsets = (
         (None, {"fields": ("layer", "advertiser", "status", "content")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
+        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data_shown")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
@@ -111,7 +111,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
                     reverse("admin:governance_memoryevent_change", args=[e.pk]),
                     e.pk,
                     e.get_kind_display(),
-                    e.action or e.get_status_display(),
+                    e.get_action_display() or e.get_status_display(),
                     e.actor or e.get_source_display(),
                     localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
                     Truncator(e.raw_text or e.summary or "").chars(300),

@@ -8,6 +8,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from governance.admin.list_cells import clamped, local_time
+from governance.admin.readable import readable
 
 
 class MemoryListColumns:
@@ -34,3 +35,7 @@ class MemoryListColumns:
     @admin.display(description=_("created at"), ordering="created_at")
     def created_shown(self, obj):
         return local_time(obj.created_at)
+
+    @admin.display(description=_("data"))
+    def data_shown(self, obj):
+        return readable(obj.data)

@@ -14,13 +14,16 @@ from django.utils.translation import gettext, gettext_lazy as _, ngettext
 
 from governance.admin.common import admin_link
 from governance.admin.filters import AdvertiserFilter
+from governance.admin.readable import readable, review_reasons
 from governance.admin.review_compare import review_candidate_text, review_similar_memories
-from governance.admin.review_verdicts import review_verdicts
+from governance.admin.list_cells import local_time_text
+from governance.admin.review_verdicts import auto_action_label, review_verdicts
 from governance.admin.review_decision import DecisionForm, Verdict, proposed_by_self, review_decide
 from governance.admin.review_flow import changelist_url, change_url, decision_message, kept_filters, next_open_item, with_next_link
 from governance.admin.review_list import ReviewListColumns
 from governance.constants import ReviewStatus
 from governance.models import ReviewItem
+from governance.review_audit import review_overturn_writes_l1
 from governance.selectors import review_writes_l1
 from memories.constants import L1_PERMISSION
 from memories.exceptions import DomainError
@@ -47,18 +50,27 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
         return ["open_first", "created_at", "id"]
 
     fieldsets = (
-        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link", "related_link")}),
+        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
+                           "related_link")}),
         (_("Decision"), {"fields": ("reviewer_name", "note", "decision_correct", "decided_at")}),
-        (_("Payload"), {"fields": ("payload",), "classes": ("collapse",)}),
+        (_("Payload"), {"fields": ("payload_shown",), "classes": ("collapse",)}),
     )
     readonly_fields = (
-        "kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link",
-        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload",
+        "kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
+        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload_shown",
     )
 
     @admin.display(description=_("source event"))
     def event_link(self, obj):
-        return admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.action}" if obj.event else None)
+        return admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.get_action_display()}" if obj.event else None)
+
+    @admin.display(description=_("reason"))
+    def reason_shown(self, obj):
+        return review_reasons(obj)
+
+    @admin.display(description=_("payload"))
+    def payload_shown(self, obj):
+        return readable(obj.payload)
 
     @admin.display(description=_("memory under review"))
     def memory_link(self, obj):
@@ -96,11 +108,15 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                 similar=review_similar_memories(item, candidate),
                 decision_form=DecisionForm(initial={"decision": Verdict.APPROVE}),
                 verdicts=review_verdicts(item),
+                why=review_reasons(item),
+                auto_action=auto_action_label(item),
+                decided_at_shown=local_time_text(item.decided_at),
                 changelist_filters=kept_filters(request),
                 next_item=next_open_item(self, request, after=item, filters=kept_filters(request)),
                 can_decide=item.status == ReviewStatus.OPEN and self.has_change_permission(request, item),
                 # The service refuses it anyway; hiding the button spares a reviewer the round trip.
                 can_approve=not review_writes_l1(item) or request.user.has_perm(L1_PERMISSION),
+                can_write=not (review_writes_l1(item) or review_overturn_writes_l1(item)) or request.user.has_perm(L1_PERMISSION),
                 proposed_by_self=proposed_by_self(item, request.user),
                 show_save=False,
                 show_save_and_continue=False,

@@ -27,6 +27,14 @@ def _auto_action(item: ReviewItem) -> str:
     return (item.payload or {}).get("auto_action") or ""
 
 
+def auto_action_label(item: ReviewItem) -> str:
+    """The automatic decision a sampled audit asks about, translated ("" for other kinds)."""
+    if item.kind != ReviewKind.SAMPLED_AUDIT:
+        return ""
+    auto = _auto_action(item)
+    return str(Action(auto).label) if auto in Action.values else auto
+
+
 def review_verdicts(item: ReviewItem) -> list[VerdictButton]:
     if item.kind != ReviewKind.SAMPLED_AUDIT:
         return [
@@ -35,8 +43,7 @@ def review_verdicts(item: ReviewItem) -> list[VerdictButton]:
             VerdictButton(Verdict.REJECT, gettext("Reject"), gettext("Nothing is written; the note is kept with the event."),
                           "reject", True),
         ]
-    auto = _auto_action(item)
-    shown = Action(auto).label if auto in Action.values else auto
+    auto, shown = _auto_action(item), auto_action_label(item)
     buttons = [
         VerdictButton(Verdict.CONFIRM, str(Verdict.CONFIRM.label),
                       gettext("The automatic %(action)s was right. Memory stays as it is; the verdict counts in the guard metrics.")
