@@ -63,6 +63,10 @@ PHRASES = {
     "negation": _("negation"),
     "different value": _("different value"),
     "correction": _("correction"),
+    "time": _("time window"),
+    "/day": _("/day"),
+    "/week": _("/week"),
+    "/month": _("/month"),
     "up_down": _("raise/lower"),
     "max_min": _("highest/lowest"),
     "stop_start": _("pause/resume"),
@@ -72,7 +76,38 @@ PHRASES = {
     "duplicate": _("duplicate"),
     "compatible": _("compatible"),
 }
-_PHRASE_RE = re.compile("|".join(re.escape(p) for p in sorted(PHRASES, key=len, reverse=True)))
+# Slot names the conflict stage writes (levers and metrics of governance.language.relation).
+SLOTS = {
+    "bid": _("bid"), "budget": _("budget"), "audience": _("audience"), "landing": _("landing page"), "creative": _("creative"),
+    "daypart": _("daypart"), "keyword": _("keywords"), "channel": _("channel"), "promotion": _("promotions and discounts"),
+    "frequency": _("frequency cap"), "roi": "ROI", "ctr": "CTR", "cvr": "CVR", "cpa": "CPA", "cpc": "CPC", "cpm": "CPM", "gmv": "GMV",
+}
+PHRASES.update(SLOTS)
+_PHRASE_RE = re.compile("|".join(
+    # "/day" follows a slot name directly ("budget/day"); words must stand alone.
+    re.escape(p) if p.startswith("/") else rf"(?<![A-Za-z_]){re.escape(p)}(?![A-Za-z_])"
+    for p in sorted(PHRASES, key=len, reverse=True)
+))
+_TIME_RANGES = re.compile(r"\[((?:\([\d.]+, [\d.]+\)(?:, )?)+)\]")
+_NUMBER_LIST = re.compile(r"\[([\d., ]+)\]")
+
+
+def _clock(hours: str) -> str:
+    value = float(hours)
+    return f"{int(value)}:{round((value - int(value)) * 60):02d}"
+
+
+def _readable_values(text: str) -> str:
+    """The conflict stage quotes sorted Python lists of the values it compared
+    ([(9.0, 11.0)] for a time window, [5000.0] for an amount); a reader wants 9:00–11:00 and 5000."""
+    def ranges(m: re.Match[str]) -> str:
+        pairs = re.findall(r"\(([\d.]+), ([\d.]+)\)", m.group(1))
+        return "、".join(f"{_clock(a)}–{_clock(b)}" for a, b in pairs)
+
+    def numbers(m: re.Match[str]) -> str:
+        return "、".join(f"{float(n):g}" for n in m.group(1).split(", ") if n.strip())
+
+    return _NUMBER_LIST.sub(numbers, _TIME_RANGES.sub(ranges, text))
 
 
 def choice(value: str) -> str:
@@ -82,7 +117,8 @@ def choice(value: str) -> str:
 
 
 def phrases(text: str) -> str:
-    return _PHRASE_RE.sub(lambda m: str(PHRASES[m.group(0)]), text)
+    translated = _PHRASE_RE.sub(lambda m: str(PHRASES[m.group(0)]), _readable_values(text))
+    return translated.replace(": ", "：").replace(", ", "，")
 
 
 def _criteria(text: str) -> str:
