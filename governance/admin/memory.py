@@ -30,7 +30,7 @@ from memories.selectors import memory_history
 
 @admin.register(Memory)
 class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
-    list_display = ("id", "layer", "short_content", "scope", "status_version", "importance_shown", "source", "created_shown")
+    list_display = ("id", "layer_code", "short_content", "scope", "status_version", "importance_shown", "created_shown")
     list_display_links = ("id", "short_content")
     list_filter = ("layer", "status", AdvertiserFilter, BusinessLineFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")

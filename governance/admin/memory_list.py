@@ -12,6 +12,10 @@ from governance.admin.readable import readable
 
 
 class MemoryListColumns:
+    @admin.display(description=_("layer"), ordering="layer")
+    def layer_code(self, obj):
+        return format_html('<span class="lingix-layer layer-{}" title="{}">{}</span>', obj.layer, obj.get_layer_display(), obj.layer)
+
     @admin.display(description=_("content"))
     def short_content(self, obj):
         return clamped(obj.content, css="lingix-wide")

@@ -3,6 +3,7 @@ fields instead of Python or JSON literals: nested objects become definition list
 of objects become rows, codes become their translated labels."""
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -64,6 +65,18 @@ def key_label(key: str) -> str:
     return key
 
 
+_QUOTED_LIST = re.compile(r"\[((?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\"))*)?\]")
+
+
+def _unrepr(text: str) -> str:
+    """Evidence strings quote Python lists (hedges=[], suggested_action=['信息流']): show the items."""
+    def items(m: re.Match[str]) -> str:
+        found = re.findall(r"'([^']*)'|\"([^\"]*)\"", m.group(1) or "")
+        return "、".join(a or b for a, b in found) if found else "—"
+
+    return _QUOTED_LIST.sub(items, text)
+
+
 def _scalar(key: str, value: Any) -> str:
     if value is None or value == "":
         return "—"
@@ -72,8 +85,19 @@ def _scalar(key: str, value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, str):
-        return choice(value) if key not in {"content", "note", "detail"} else value
+        if key in {"content", "note"}:
+            return value
+        return _unrepr(choice(value))
     return str(value)
+
+
+def _named(key: str, value: Any) -> tuple[str, str, Any]:
+    """A nested record that carries its own Chinese name (a value criterion: {"zh": "跨越完整周期", "met": …})
+    is labelled by that name, which then is not repeated inside it."""
+    if isinstance(value, dict) and isinstance(value.get("zh"), str):
+        rest = {k: v for k, v in value.items() if k != "zh"}
+        return key, value["zh"] if get_language_is_zh() else key, rest
+    return key, key_label(key), value
 
 
 def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
@@ -85,10 +109,10 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
             return mark_safe('<span class="quiet">—</span>')
         if depth >= MAX_DEPTH:
             return format_html("{}", "…")
-        rows = list(value.items())[:MAX_ITEMS]
+        rows = [_named(k, v) for k, v in list(value.items())[:MAX_ITEMS]]
         return format_html(
             '<dl class="lingix-fields">{}</dl>',
-            format_html_join("", "<dt>{}</dt><dd>{}</dd>", ((key_label(k), readable(v, key=k, depth=depth + 1)) for k, v in rows)),
+            format_html_join("", "<dt>{}</dt><dd>{}</dd>", ((label, readable(v, key=k, depth=depth + 1)) for k, label, v in rows)),
         )
     if isinstance(value, (list, tuple)):
         if not value:

@@ -13,11 +13,12 @@ from collections.abc import Callable
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from governance.constants import Action, TriggerType
-from memories.constants import Attribution, Grounding, Source
+from governance.constants import Action, EventKind, ReviewKind, ReviewStatus, TriggerType
+from memories.constants import Attribution, Grounding, Source, Status
 
-CHOICES = {**{c.value: c.label for c in TriggerType}, **{c.value: c.label for c in Attribution},
-           **{c.value: c.label for c in Grounding}, **{c.value: c.label for c in Source}, **{c.value: c.label for c in Action}}
+# Later enums win a shared code: "promotion" is a review kind before it is an attribution.
+CHOICES = {c.value: c.label for enum in (Status, EventKind, Grounding, Attribution, Source, ReviewStatus, ReviewKind, TriggerType, Action)
+           for c in enum}
 
 # Stage names as the timeline shows them.
 STAGE_LABELS = {

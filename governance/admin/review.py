@@ -31,7 +31,7 @@ from memories.exceptions import DomainError
 
 @admin.register(ReviewItem)
 class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
-    list_display = ("id", "kind_badge", "candidate", "layer", "scope", "waiting", "people")
+    list_display = ("id", "kind_badge", "candidate", "layer_code", "scope", "waiting", "people")
     list_display_links = ("id", "candidate")
     list_filter = ("status", "kind", "layer", AdvertiserFilter)
     search_fields = ("reason", "proposed_by", "memory__content", "event__raw_text", "event__summary")

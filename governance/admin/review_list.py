@@ -21,6 +21,12 @@ class ReviewListColumns:
         return format_html('<span class="lingix-badge kind-{}">{}</span><div class="quiet lingix-status-{}">{}</div>',
                            obj.kind, obj.get_kind_display(), obj.status, obj.get_status_display())
 
+    @admin.display(description=_("layer"), ordering="layer")
+    def layer_code(self, obj):
+        if not obj.layer:
+            return "—"
+        return format_html('<span class="lingix-layer layer-{}" title="{}">{}</span>', obj.layer, obj.get_layer_display(), obj.layer)
+
     @admin.display(description=_("candidate"))
     def candidate(self, obj):
         return clamped(review_candidate_text(obj), css="lingix-wide")
