@@ -22,13 +22,15 @@ MAX_ITEMS = 40
 # Keys that stages, services and audit rows write, as a reader names them.
 KEY_LABELS = {
     "attribution": _("attribution"), "rule_attribution": _("attribution by the rules"), "judge_attribution": _("attribution by the judge"),
-    "layer": _("layer"), "signals": _("signals"), "suggestion": _("suggestion phrases"), "self_vouching": _("self-vouching phrases"),
-    "turns": _("conversation turns"), "hedge": _("hedges"), "numbers": _("numbers"), "secrets": _("credentials"), "personal": _("personal data"),
+    "layer": _("layer"), "signals": _("signals"), "suggestion": _("suggestion phrases"),
+    "self_vouching": _("self-vouching phrases"), "turns": _("conversation turns"), "hedge": _("hedges"), "numbers": _("numbers"),
+    "secrets": _("credentials"), "personal": _("personal data"),
     "confidence": _("confidence"), "threshold": _("threshold"), "trigger_type": _("trigger type"), "fields": _("fields"),
     "criteria": _("criteria"), "met": _("met"), "evidence": _("evidence"), "zh": _("criterion"), "data": _("data"),
     "unknown_keys": _("unknown keys"), "invalid_keys": _("invalid keys"), "verdict": _("verdict"), "grounding": _("grounding"),
     "consistency": _("consistency"), "tools": _("verification tools"), "ran": _("ran"), "tool_latency_ms": _("tool latency (ms)"),
-    "campaign_analysis": _("campaign data check"), "memory_search": _("related memory check"), "industry_benchmark": _("industry benchmark"),
+    "campaign_analysis": _("campaign data check"), "memory_search": _("related memory check"),
+    "industry_benchmark": _("industry benchmark"),
     "result": _("result"), "claimed": _("claimed"), "matched": _("matched"), "unmatched": _("unmatched"), "repeats": _("repeats"),
     "related": _("related memories"), "id": _("memory"), "cosine": _("cosine"), "relation": _("relation"), "signal": _("signal"),
     "detail": _("detail"), "contradicts": _("contradicts"), "new_strength": _("new evidence strength"),

@@ -141,7 +141,8 @@ PATTERNS: list[tuple[re.Pattern[str], object, dict[str, Part]]] = [
     (re.compile(r"personal data masked before storage \((?P<kinds>.+)\)"), _("personal data masked before storage (%(kinds)s)"), {}),
     (re.compile(r"content holds a credential \((?P<kinds>.+)\); redacted before storage and refused"),
      _("content holds a credential (%(kinds)s); redacted before storage and refused"), {}),
-    (re.compile(r"attribution (?P<attr>\w+); no provenance rule fired"), _("attribution: %(attr)s; no provenance rule fired"), {"attr": choice}),
+    (re.compile(r"attribution (?P<attr>\w+); no provenance rule fired"), _("attribution: %(attr)s; no provenance rule fired"),
+     {"attr": choice}),
     (re.compile(r"no deterministic rule fired \(attribution (?P<attr>\w+)\)"), _("no deterministic rule fired (attribution: %(attr)s)"),
      {"attr": choice}),
     (re.compile(r"assistant suggestion without a user confirmation signal \((?P<quote>.+)\)"),
@@ -190,9 +191,11 @@ PATTERNS: list[tuple[re.Pattern[str], object, dict[str, Part]]] = [
     (re.compile(r"no duplicate or contradiction in scope"), _("no duplicate or contradiction in scope"), {}),
     (re.compile(r"contradicts L1 rule #(?P<id>\d+) \((?P<signal>.+)\); L1 is never overwritten automatically"),
      _("contradicts L1 rule #%(id)s (%(signal)s); L1 is never overwritten automatically"), {"signal": phrases}),
-    (re.compile(r"contradicts memory #(?P<id>\d+) \((?P<signal>.+)\) without stronger evidence \((?P<new>[\d.]+) ≤ (?P<old>[\d.]+)\): a person decides"),
+    (re.compile(r"contradicts memory #(?P<id>\d+) \((?P<signal>.+)\) "
+                r"without stronger evidence \((?P<new>[\d.]+) ≤ (?P<old>[\d.]+)\): a person decides"),
      _("contradicts memory #%(id)s (%(signal)s) without stronger evidence (%(new)s ≤ %(old)s): a person decides"), {"signal": phrases}),
-    (re.compile(r"contradicts memory #(?P<id>\d+) \((?P<signal>.+)\) with stronger evidence \((?P<new>[\d.]+) > (?P<old>[\d.]+)\): new version"),
+    (re.compile(r"contradicts memory #(?P<id>\d+) \((?P<signal>.+)\) "
+                r"with stronger evidence \((?P<new>[\d.]+) > (?P<old>[\d.]+)\): new version"),
      _("contradicts memory #%(id)s (%(signal)s) with stronger evidence (%(new)s > %(old)s): new version"), {"signal": phrases}),
     (re.compile(r"duplicate of global memory #(?P<id>\d+) \((?P<why>.+)\); not reinforced from another scope"),
      _("duplicate of global memory #%(id)s (%(why)s); not reinforced from another scope"), {"why": phrases}),
@@ -202,7 +205,8 @@ PATTERNS: list[tuple[re.Pattern[str], object, dict[str, Part]]] = [
     (re.compile(r"picked for human audit \(draw (?P<draw>[\d.]+) < rate (?P<rate>[\d.]+)\)"),
      _("picked for human audit (draw %(draw)s < rate %(rate)s)"), {}),
     (re.compile(r"sampled audit of an automatic (?P<action>\w+)"), _("sampled audit of an automatic %(action)s"), {"action": choice}),
-    (re.compile(r"sampled audit overturned by reviewer (?P<who>.+?): automatic REJECT was wrong; (?P<action>\w+) to (?P<layer>L\d) as memory #(?P<id>\d+)"),
+    (re.compile(r"sampled audit overturned by reviewer (?P<who>.+?): automatic REJECT was wrong; "
+                r"(?P<action>\w+) to (?P<layer>L\d) as memory #(?P<id>\d+)"),
      _("sampled audit overturned by reviewer %(who)s: the automatic reject was wrong; %(action)s to %(layer)s as memory #%(id)s"),
      {"action": choice}),
     (re.compile(r"sampled audit: automatic (?P<action>\w*) confirmed by reviewer (?P<who>.+)"),
