@@ -249,4 +249,11 @@ def test_the_review_desk(page, live_server, desk, lang):
     else:
         assert "human review" in timeline and "overturned by reviewer reviewer_li" in timeline
     _shot(page, "event-timeline", lang, full_page=True)
+
+    # The written memory's page: its data as labelled fields, its source event linked.
+    page.goto(f"{base}/admin/memories/memory/{written.pk}/change/")
+    page.wait_for_selector(".lingix-source-event")
+    data = page.inner_text(".field-data_shown")
+    assert "weekly" in data and not REPR.search(data)
+    _shot(page, "memory-detail", lang, full_page=True)
     assert MemoryEvent.objects.get(pk=audit.event_id).action == "WRITE"
