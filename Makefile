@@ -46,6 +46,8 @@ RUFF_FILES := \
 	governance/distill/services.py \
 	governance/cli/distill.py \
 	api/conversation.py \
+	api/mcp_server.py \
+	tests/api/test_mcp.py \
 	tests/api/test_distill.py \
 	tests/governance/distill/test_llm_extractor.py \
 	governance/hard_rules.py \
