@@ -5,7 +5,7 @@ Mounted on the main API (same bearer auth, rate limit and error mapping); scope 
 the ones `/ingest` and `/memories/{id}` use."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from ninja import Field, Path, Router, Schema
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -23,7 +23,7 @@ router = Router(tags=["conversation"])
 
 
 class TranscriptMessageIn(Schema):
-    role: Literal["user", "assistant", "system", "tool"]
+    role: Annotated[str, Field(max_length=32, description="user, assistant, system or tool (OpenClaw's toolResult is read as tool)")]
     content: Annotated[Text, Field(max_length=64_000)] | list[Any] = ""
 
 

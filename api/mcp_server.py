@@ -204,7 +204,9 @@ REVIEW_TOOLS = (review_list, review_decide)
 @functools.cache
 def mcp_server(*, can_review: bool) -> MCPServer:
     """One server per tool set: a token that may not decide reviews is not shown those tools."""
-    server = MCPServer(name="lingix-memory", title="Lingix Memory", instructions=INSTRUCTIONS, version="1")
+    # The SDK calls logging.basicConfig: a no-op here, since Django has already given the root
+    # logger its redacting handler; the level is pinned all the same.
+    server = MCPServer(name="lingix-memory", title="Lingix Memory", instructions=INSTRUCTIONS, version="1", log_level="WARNING")
     for tool in AGENT_TOOLS + (REVIEW_TOOLS if can_review else ()):
         server.add_tool(tool, structured_output=False)
     return server
