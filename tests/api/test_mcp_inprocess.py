@@ -43,3 +43,12 @@ def test_refusals_and_auth(client, make_token):
     assert bad["result"]["isError"] is True
     refused = client.post("/mcp", data="{}", content_type="application/json", **HEADERS)
     assert refused.status_code == 401 and refused.json()["detail"].startswith("missing")
+
+
+def test_no_event_stream_and_no_session_to_delete(client, make_token):
+    _, raw = make_token("mcp-a3", ["brand_A"])
+    for method in (client.get, client.delete):
+        response = method("/mcp", HTTP_AUTHORIZATION=f"Bearer {raw}", HTTP_ACCEPT="text/event-stream")
+        assert response.status_code == 405 and response["Allow"] == "POST" and "POST" in response.json()["detail"]
+    broken = client.post("/mcp", data="不是JSON", content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}", **HEADERS)
+    assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
