@@ -52,3 +52,12 @@ def test_no_event_stream_and_no_session_to_delete(client, make_token):
         assert response.status_code == 405 and response["Allow"] == "POST" and "POST" in response.json()["detail"]
     broken = client.post("/mcp", data="不是JSON", content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}", **HEADERS)
     assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
+
+
+def test_the_api_rate_limit_counts_mcp_calls_too(client, make_token, settings):
+    settings.MEMORY_API_RATE = "2/min"
+    _, raw = make_token("mcp-a4", ["brand_A"])
+    assert initialize(client, raw)["serverInfo"]["name"] == "lingix-memory"
+    assert client.get("/api/v1/status", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code == 200
+    limited = rpc(client, raw, "tools/list", ident=2)
+    assert limited.status_code == 429 and "rate limit" in limited.json()["detail"] and int(limited["Retry-After"]) >= 1
