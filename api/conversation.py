@@ -11,7 +11,7 @@ from ninja import Field, Path, Router, Schema
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from api.concurrency import token_slot
-from api.schemas import Code, DecisionOut, ErrorOut, StrictIn, Text
+from api.schemas import Code, DecisionOut, ErrorOut, NonBlank, StrictIn, Text
 from api.security import write_advertiser
 
 MAX_ID = 2**63 - 1
@@ -28,7 +28,7 @@ class TranscriptMessageIn(Schema):
 
 
 class DistillIn(StrictIn):
-    session_id: Annotated[str, Field(min_length=1, max_length=200)]
+    session_id: Annotated[NonBlank, Field(max_length=200)]
     messages: list[TranscriptMessageIn] | None = Field(None, max_length=MAX_TRANSCRIPT_MESSAGES,
                                                        description="role-tagged turns; content a string or a list of parts")
     jsonl: Annotated[Text, Field(max_length=MAX_JSONL_CHARS)] | None = Field(

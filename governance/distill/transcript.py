@@ -76,7 +76,8 @@ def content_text(content: Any) -> str:
         text = content["text"]
     else:
         text = ""
-    return RECALL_BLOCK.sub("", text).strip()
+    # NUL survives JSON but not every database; it is never part of what anybody said.
+    return RECALL_BLOCK.sub("", text).replace("\x00", "").strip()
 
 
 def _checked(turns: list[Turn]) -> list[Turn]:

@@ -115,6 +115,8 @@ def test_scope_and_bad_input_are_refused(brand_a, run_on_commit):
     assert bad_range.status_code == 422 and "empty" in bad_range.json()["detail"]
     robot = distill(brand_a, run_on_commit, messages=[{"role": "robot", "content": "出价上调"}])
     assert robot.status_code == 422 and "no user, assistant" in robot.json()["detail"]
+    assert distill(brand_a, run_on_commit, session_id="  ", messages=messages).status_code == 422
+    assert distill(brand_a, run_on_commit, session_id="s\x00", messages=messages).status_code == 422
     assert not Memory.objects.exists() and not DistillRun.objects.exists()
 
 
