@@ -57,6 +57,17 @@ RUFF_FILES := \
 	tests/governance/test_suggestions.py \
 	tests/api/test_suggestions.py \
 	tests/governance/admin/test_organise_browser.py \
+	governance/distill/__init__.py \
+	governance/distill/transcript.py \
+	governance/distill/extract.py \
+	governance/distill/services.py \
+	governance/cli/distill.py \
+	api/conversation.py \
+	api/mcp_server.py \
+	tests/api/test_mcp.py \
+	tests/api/test_mcp_inprocess.py \
+	tests/api/test_distill.py \
+	tests/governance/distill/test_llm_extractor.py \
 	governance/hard_rules.py \
 	governance/memory_write.py \
 	governance/funnel/injection.py \

@@ -9,6 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('governance', '0004_category_view_permission'),
+        ('governance', '0004_event_source_turns'),
         ('memories', '0006_entities_and_relations'),
     ]
 
