@@ -73,7 +73,8 @@ RUFF_FILES := \
 	memories/lifecycle \
 	memories/cli \
 	memories/transfer.py \
-	memories/migrations/0003_schedules.py
+	memories/migrations/0003_schedules.py \
+	tests/plugin/e2e_slot.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

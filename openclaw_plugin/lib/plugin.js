@@ -8,7 +8,7 @@ import { resolveConfig } from "./config.js";
 import { buildHooks, deliverJob } from "./hooks.js";
 import { flushPlan, lingixCorpus, PERSISTENCE_TOOL, promptSection } from "./memory-surface.js";
 import { slotToolFactories, sourceTool } from "./more-tools.js";
-import { RetryQueue, retryService } from "./retry-queue.js";
+import { retryService, sharedQueue } from "./retry-queue.js";
 import { buildTools } from "./tools.js";
 
 export const MODES = Object.freeze({ SUPPLEMENT: "supplement", SLOT: "slot" });
@@ -38,7 +38,7 @@ export function createPlugin({ mode = MODES.SUPPLEMENT } = {}) {
       const config = resolveConfig(api.pluginConfig || {});
       const logger = api.logger || console;
       const client = new LingixClient(config);
-      const queue = new RetryQueue({
+      const queue = sharedQueue(config, {
         send: deliverJob(client, { distillTimeoutMs: Math.max(config.timeoutMs, DISTILL_TIMEOUT_MS) }),
         baseMs: config.retryBaseMs,
         maxMs: config.retryMaxMs,

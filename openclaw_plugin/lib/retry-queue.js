@@ -4,7 +4,7 @@
 // file, then renamed) so that a gateway restart does not lose it either. Every job carries
 // an idempotency key or a session id, so sending one twice is answered by a replay.
 
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -70,6 +70,8 @@ export class RetryQueue {
     const job = { id: randomUUID(), kind, body, attempts: 1, queuedAt: this.now(), lastError: String(error?.message || error || "") };
     job.nextAt = this.now() + backoffMs(1, this.policy, this.random);
     this.jobs.push(job);
+    // Retries run even if the host never starts the service (the file then waits for it).
+    this.start();
     if (this.jobs.length > MAX_JOBS) {
       const dropped = this.jobs.shift();
       this.bury(dropped, "the retry queue is full");
@@ -138,14 +140,33 @@ export class RetryQueue {
   }
 }
 
+// OpenClaw may call register() more than once in one process (the gateway's registry and a
+// per-run tool registry, for example); hooks of one registration and the service of
+// another must still share one queue, so queues are kept per server and token.
+const SHARED = Symbol.for("lingix-memory.retry-queues");
+
+export function sharedQueue(config, options) {
+  globalThis[SHARED] ??= new Map();
+  const key = createHash("sha256").update(`${config.baseUrl}\n${config.apiKey}`).digest("hex");
+  let queue = globalThis[SHARED].get(key);
+  if (!queue) {
+    queue = new RetryQueue(options);
+    globalThis[SHARED].set(key, queue);
+  } else {
+    // the newest registration's deliverer, logger and policy win
+    Object.assign(queue, { send: options.send, log: options.logger || queue.log, maxAttempts: options.maxAttempts ?? queue.maxAttempts });
+    queue.policy = { baseMs: options.baseMs ?? queue.policy.baseMs, maxMs: options.maxMs ?? queue.policy.maxMs };
+  }
+  return queue;
+}
+
 // The registered service: OpenClaw starts it with a state directory of its own and stops
 // it on shutdown; the queue keeps its file under <stateDir>/lingix-memory/.
 export function retryService(queue) {
   return {
     id: "lingix-memory-retry-queue",
     start(ctx) {
-      const dir = queue.file ? dirname(queue.file) : join(ctx?.stateDir || process.cwd(), "lingix-memory");
-      if (!queue.file) queue.attach(dir);
+      if (!queue.file) queue.attach(join(ctx?.stateDir || process.cwd(), "lingix-memory"));
       queue.start();
       if (queue.size) ctx?.logger?.info?.(`lingix-memory: ${queue.size} queued captures waiting for delivery`);
     },

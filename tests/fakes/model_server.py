@@ -21,13 +21,18 @@ MODEL_ID = "scripted"
 
 
 def last_user_text(body: dict) -> str:
+    """The user messages after the assistant's last word (a host may add its own context
+    as a further user message)."""
+    said: list[str] = []
     for message in reversed(body.get("messages") or []):
-        if isinstance(message, dict) and message.get("role") == "user":
+        if not isinstance(message, dict) or message.get("role") == "assistant":
+            break
+        if message.get("role") == "user":
             content = message.get("content")
             if isinstance(content, list):
-                return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return str(content or "")
-    return ""
+                content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+            said.insert(0, str(content or ""))
+    return "\n".join(said)
 
 
 def make_handler(record: Path, default_reply: str, model: str, rules: list[dict] | None = None):

@@ -60,7 +60,8 @@ def attribution(e2e: E2E, event_id: int) -> str:
 
 
 def logs(e2e: E2E) -> str:
-    return "".join(p.read_text(encoding="utf-8", errors="replace") for p in (e2e.rundir / "gateway.log", e2e.rundir / "openclaw.log") if p.exists())
+    paths = (e2e.rundir / "gateway.log", e2e.rundir / "openclaw.log")
+    return "".join(p.read_text(encoding="utf-8", errors="replace") for p in paths if p.exists())
 
 
 def check_memory_search(e2e: E2E) -> dict:
@@ -89,7 +90,7 @@ def check_confirmation(e2e: E2E) -> dict:
     assert (action, source, advertiser, who) == ("WRITE", "user", "brand_A", "user_confirmed"), (row, who)
     with e2e.db() as db:
         content, stored_attr = db.execute("SELECT content, source_attribution FROM memories_memory WHERE id = ?", (memory_id,)).fetchone()
-    assert "2.2元" in content and stored_attr == "user_confirmed", (content, stored_attr)
+    assert "建议" in content and "2.2元" in content and stored_attr == "user_confirmed", (content, stored_attr)
     say(f"(s3) assistant suggestion + user '好的，就按这个' → event #{event_id} WRITE memory #{memory_id} as {stored_attr}: {content[:60]}")
     return {"event_id": event_id, "memory_id": memory_id, "attribution": stored_attr}
 
@@ -102,9 +103,12 @@ def check_unconfirmed(e2e: E2E) -> dict:
     who = attribution(e2e, event_id)
     assert action != "WRITE" and memory_id is None and who != "user_confirmed", (row, who)
     with e2e.db() as db:
+        raw = db.execute("SELECT raw_text FROM governance_memoryevent WHERE id = ?", (event_id,)).fetchone()[0]
         written = db.execute("SELECT COUNT(*) FROM memories_memory WHERE content LIKE '%300万%'").fetchone()[0]
+    assert "assistant: 建议" in raw and "300万" in raw, raw
     assert written == 0, "the unconfirmed 300万 suggestion became a memory"
-    say(f"(s4) suggestion '预算提高到 300万' answered '{NOT_CONFIRMED[:10]}…' → event #{event_id} {action} ({who}): {json.loads(reasons)[:1]}")
+    why = json.loads(reasons)[:1]
+    say(f"(s4) suggestion '预算提高到 300万' answered '{NOT_CONFIRMED[:10]}…' → event #{event_id} {action} ({who}): {why}")
     return {"event_id": event_id, "action": action, "attribution": who}
 
 
