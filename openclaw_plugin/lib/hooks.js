@@ -4,6 +4,7 @@
 // costs one log line (and a queued retry), not a stalled agent.
 
 import { createHash } from "node:crypto";
+import { basename } from "node:path";
 
 import { isRetryable } from "./client.js";
 import { turnOrigin } from "./provenance.js";
@@ -14,6 +15,7 @@ export { lastUserTurn, messageText, stripRecall };
 
 const MAX_TURN_CHARS = 4000;
 const MAX_DISTILL_TURNS = 400;
+const REMEMBERED_SESSIONS = 64;
 
 function recentUserTurns(messages, limit) {
   return toTurns(messages)
@@ -48,6 +50,16 @@ export function deliverJob(client, { distillTimeoutMs } = {}) {
 export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) {
   const log = logger || console;
   const distilled = new Map(); // session id → turn count already sent
+  // The latest transcript agent_end saw per session: session_end's file may be archived
+  // or only an identifier by the time the session ends.
+  const transcripts = new Map();
+
+  function remember(sessionId, messages) {
+    if (!sessionId || !Array.isArray(messages)) return;
+    transcripts.delete(sessionId);
+    transcripts.set(sessionId, messages);
+    if (transcripts.size > REMEMBERED_SESSIONS) transcripts.delete(transcripts.keys().next().value);
+  }
 
   function scopeFor(ctx, what) {
     const scope = resolveAdvertiser(config, ctx);
@@ -104,6 +116,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
       log.info?.(`lingix-memory: auto-capture skipped: ${origin.reason}`);
       return undefined;
     }
+    remember(ctx.sessionId, event.messages);
     const turns = captureWindow(event.messages).map((t) => ({ role: t.role, content: t.content.slice(0, MAX_TURN_CHARS) }));
     const userText = turns.filter((t) => t.role === "user").map((t) => t.content).join("\n");
     // Greetings are not knowledge; a short "好的" counts only as an answer to a proposal.
@@ -131,6 +144,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     }
     let turns = toTurns(messages);
     if (!turns.length) turns = await readSessionTurns(sessionFile);
+    if (!turns.length) turns = toTurns(transcripts.get(sessionId));
     if (!turns.some((t) => t.role === "user")) return undefined;
     turns = turns.slice(-MAX_DISTILL_TURNS).map((t) => ({ role: t.role, content: t.content.slice(0, MAX_TURN_CHARS) }));
     if (distilled.get(sessionId) === turns.length) return undefined;
@@ -139,6 +153,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     const body = { session_id: String(sessionId), messages: turns, advertiser };
     const answer = await send("distill", body, () => client.distill(body, { timeoutMs: distillTimeoutMs }));
     distilled.set(sessionId, turns.length);
+    transcripts.delete(sessionId);
     if (answer) {
       const actions = (answer.decisions || []).map((d) => d.action).join(", ") || "no candidates";
       log.info?.(`lingix-memory: distilled session ${sessionId} (${reason}): ${answer.candidates ?? 0} candidates${answer.replayed ? ", replayed" : ""}: ${actions}`);
@@ -156,7 +171,8 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
   }
 
   function onBeforeReset(event = {}, ctx = {}) {
-    return distill({ sessionId: ctx.sessionId, sessionFile: event.sessionFile, messages: event.messages, ctx, reason: "before_reset" });
+    const fromFile = typeof event.sessionFile === "string" ? basename(event.sessionFile).replace(/\.jsonl$/, "") : undefined;
+    return distill({ sessionId: ctx.sessionId || fromFile, sessionFile: event.sessionFile, messages: event.messages, ctx, reason: "before_reset" });
   }
 
   async function onNewSession(event = {}) {

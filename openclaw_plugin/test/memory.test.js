@@ -268,6 +268,31 @@ describe("retry queue", () => {
   });
 });
 
+describe("distillation hooks (no server)", () => {
+  test("session_end uses the transcript agent_end saw when the file is gone; a failed send waits in the queue", async () => {
+    const api = register(supplementPlugin, { baseUrl: "http://127.0.0.1:7", retryBaseMs: 60000 });
+    const messages = [
+      { role: "user", content: "以后 brand_A 美妆新计划 ROI 目标统一定为 3.2" },
+      { role: "assistant", content: "好的。" },
+    ];
+    await api.hooks.get("agent_end")({ success: true, messages }, { sessionId: "sess-gone", sessionKey: "agent:main:x" });
+    const out = await api.hooks.get("session_end")({ sessionId: "sess-gone", sessionFile: "/nonexistent/sess-gone.jsonl", messageCount: 2, reason: "idle" }, { agentId: "main" });
+    assert.equal(out, undefined);
+    const queued = api.logs.filter(([, msg]) => /distill queued for retry/.test(msg));
+    assert.equal(queued.length, 1, JSON.stringify(api.logs));
+    // before_reset of the same session: already sent (queued), not sent twice
+    await api.hooks.get("before_reset")({ sessionFile: "/nonexistent/sess-gone.jsonl", messages }, {});
+    assert.equal(api.logs.filter(([, msg]) => /distill queued for retry/.test(msg)).length, 1);
+  });
+
+  test("a cron session is not distilled", async () => {
+    const api = register(supplementPlugin, { baseUrl: "http://127.0.0.1:7" });
+    const out = await api.hooks.get("before_reset")({ messages: [{ role: "user", content: "定时巡检：出价上限 9.9元" }] }, { sessionId: "c1", sessionKey: "agent:main:cron:job" });
+    assert.equal(out, undefined);
+    assert.ok(api.logs.some(([, msg]) => /distill skipped for session c1: machine session/.test(msg)), JSON.stringify(api.logs));
+  });
+});
+
 describe("distillation and drill-down against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY_A/LINGIX_KEY_OPS not set" }, () => {
   test("session_end sends the transcript (block stripped) to /distill; memories link back to their turns", async (t) => {
     const client = new LingixClient(resolveConfig({ baseUrl: BASE_URL, apiKey: KEY_A }));

@@ -306,6 +306,16 @@ class E2E:
         say(f"(c) agent_end → ingest event #{event_id} {action}, source=user, actor=token:plugin-a, traces: {', '.join(stages)}")
         return {"event_id": event_id, "action": action, "traces": stages}
 
+    def check_corpus_supplement(self) -> dict:
+        # memory-core's own memory_search, with Lingix registered as a corpus supplement
+        status, body = self.invoke("memory_search", {"query": "医药OTC 出价上限", "corpus": "wiki"})
+        assert status == 200 and body.get("ok") is True, (status, body)
+        text = json.dumps(body["result"], ensure_ascii=False)
+        ids = sorted({int(i) for i in re.findall(r"lingix/memory/(\d+)", text)})
+        assert ids, text[:2000]
+        say(f"(d) memory-core's memory_search → Lingix corpus hits {ids}")
+        return {"lingix_hits": ids}
+
     def stop_gateway(self) -> None:
         for proc in reversed(self.procs):
             stop_process(proc)
@@ -327,7 +337,7 @@ def run_phase(e2e: E2E, checks) -> dict:
 
 
 def supplement_checks(e2e: E2E) -> dict:
-    return {"a": e2e.check_tools_invoke(), "b": e2e.check_agent_turn(), "c": e2e.check_capture()}
+    return {"a": e2e.check_tools_invoke(), "b": e2e.check_agent_turn(), "c": e2e.check_capture(), "d": e2e.check_corpus_supplement()}
 
 
 def main() -> int:

@@ -160,46 +160,51 @@ def check_retry_queue(e2e: E2E) -> dict:
     return {"event_id": event_id, "action": action, "queued": waiting}
 
 
-def check_distill(e2e: E2E) -> dict:
+def check_distill(e2e: E2E, *, fallback_memory: int) -> dict:
     with e2e.db() as db:
         last_event = db.execute("SELECT COALESCE(MAX(id), 0) FROM governance_memoryevent").fetchone()[0]
     e2e.oc("gateway", "call", "sessions.reset", "--params", json.dumps({"key": SESSION}), "--json", timeout=120)
 
     def distilled():
-        match = re.findall(r"distilled session (\S+) \(([^)]*)\): (\d+) candidates[^\"\n]*", logs(e2e))
-        return match
+        return re.findall(r"distilled session (\S+) \(([^)]*)\): (\d+) candidates([^\"\n]*)", logs(e2e))
 
     found = wait_for(distilled, timeout=90, what="the session's distillation")
-    session_id = found[0][0]
+    session_id, hook, candidates, outcome = found[0]
     with e2e.db() as db:
         events = db.execute(
-            "SELECT id, action, memory_id FROM governance_memoryevent WHERE id > ? ORDER BY id", (last_event,)
+            "SELECT id, action, memory_id, source_turns FROM governance_memoryevent WHERE id > ? AND session_id = ? ORDER BY id",
+            (last_event, session_id),
         ).fetchall()
-    written = [(eid, mid) for eid, action, mid in events if mid]
-    assert events and written, f"distillation left events {events}"
+    assert events, f"distillation of {session_id} left no events ({candidates} candidates{outcome})"
+    for event_id, _, _, turns in events:
+        turns = json.loads(turns)
+        assert turns and all({"index", "role", "content"} <= set(t) for t in turns), (event_id, turns)
+        assert turns[-1]["role"] == "user" and not any("lingix-memory" in t["content"] for t in turns), (event_id, turns)
     ops = e2e.lingix.tokens["plugin-ops"]
     linked = []
-    for event_id, memory_id in written:
-        status, source = e2e.lingix.call("GET", f"/memories/{memory_id}/source", token=ops)
-        assert status == 200, (status, source)
-        assert source["session_id"] == session_id and source["turns"], source
-        assert all({"index", "role", "content"} <= set(t) for t in source["turns"]), source
-        linked.append({"event": event_id, "memory": memory_id, "turns": [t["index"] for t in source["turns"]]})
-    status, body = e2e.invoke("lingix_memory_source", {"memory_id": written[0][1]})
+    for event_id, action, memory_id, _ in events:
+        if memory_id:
+            status, source = e2e.lingix.call("GET", f"/memories/{memory_id}/source", token=ops)
+            assert status == 200 and source["turns"], (status, source)
+            linked.append({"event": event_id, "action": action, "memory": memory_id, "session": source["session_id"],
+                           "turns": [t["index"] for t in source["turns"]]})
+    summary = [(eid, action, [t["index"] for t in json.loads(turns)]) for eid, action, _, turns in events]
+    say(f"(s7) sessions.reset → {hook} → POST /distill of session {session_id}: {candidates} candidates; "
+        f"events (id, action, turns) {summary}; memories → source {linked}")
+    own = next((link["memory"] for link in linked if link["session"] == session_id), None)
+    memory = own or fallback_memory
+    status, body = e2e.invoke("lingix_memory_source", {"memory_id": memory})
     text = "\n".join(p.get("text", "") for p in body["result"]["content"])
-    assert status == 200 and f"session {session_id}" in text and "[turn " in text, (status, body)
-    say(f"(s7) sessions.reset → {found[0][1]} → distill of session {session_id}: {len(events)} events, memories linked to turns {linked}")
-    say(f"     lingix_memory_source #{written[0][1]}: {text.splitlines()[1][:100]}")
-    return {"session_id": session_id, "events": len(events), "linked": linked}
+    expected = [f"session {session_id}", "[turn "] if own else ["[turn "]
+    assert status == 200 and all(mark in text for mark in expected), (status, body)
+    say(f"     lingix_memory_source #{memory}: {' | '.join(text.splitlines()[:3])[:160]}")
+    return {"session_id": session_id, "events": summary, "linked": linked}
 
 
 def slot_checks(e2e: E2E) -> dict:
-    return {
-        "s1": check_memory_search(e2e),
-        "s2": e2e.check_agent_turn(),
-        "s3": check_confirmation(e2e),
-        "s4": check_unconfirmed(e2e),
-        "s5": check_cron(e2e),
-        "s6": check_retry_queue(e2e),
-        "s7": check_distill(e2e),
-    }
+    results = {"s1": check_memory_search(e2e), "s2": e2e.check_agent_turn(), "s3": check_confirmation(e2e)}
+    results["s4"] = check_unconfirmed(e2e)
+    results["s5"] = check_cron(e2e)
+    results["s6"] = check_retry_queue(e2e)
+    results["s7"] = check_distill(e2e, fallback_memory=results["s3"]["memory_id"])
+    return results
