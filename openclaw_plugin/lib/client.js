@@ -156,8 +156,10 @@ export class LingixClient {
 
 // A failure worth trying again later: the server was down, slow, overloaded or restarting.
 // A 4xx answer is final: the same request would be refused again.
+// Checked by name, not instanceof: a host may load this module more than once, and an
+// error thrown by one copy's client reaches another copy's queue.
 export function isRetryable(err) {
-  if (!(err instanceof LingixError)) return false;
+  if (err?.name !== "LingixError") return false;
   if (["unreachable", "timeout"].includes(err.code)) return true;
   return err.code === "http_error" && (err.status >= 500 || err.status === 429 || err.status === 408);
 }
