@@ -40,6 +40,16 @@ chromium:
 
 # Ruff checks the files listed here; the rest of the tree joins once it has been swept.
 RUFF_FILES := \
+	governance/distill/__init__.py \
+	governance/distill/transcript.py \
+	governance/distill/extract.py \
+	governance/distill/services.py \
+	governance/cli/distill.py \
+	api/conversation.py \
+	api/mcp_server.py \
+	tests/api/test_mcp.py \
+	tests/api/test_distill.py \
+	tests/governance/distill/test_llm_extractor.py \
 	governance/hard_rules.py \
 	governance/memory_write.py \
 	governance/funnel/injection.py \

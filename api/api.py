@@ -7,6 +7,7 @@ from ninja import Body, NinjaAPI, Path, Query
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
+from api.conversation import router as conversation_router
 from api.errors import install_exception_handlers
 from api.models import ApiToken
 from api.parser import StrictJsonParser
@@ -57,6 +58,7 @@ api = NinjaAPI(
     parser=StrictJsonParser(),
 )
 install_exception_handlers(api)
+api.add_router("", conversation_router)  # /distill and /memories/{id}/source
 
 COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
 

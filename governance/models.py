@@ -35,6 +35,12 @@ class MemoryEvent(models.Model):
         "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="events", verbose_name=_("memory")
     )
     provider = models.CharField(_("provider"), max_length=32, blank=True, default="")
+    # A proposal made from a conversation keeps the turns it came from, so a memory can be
+    # checked against what was said (redacted like raw_text).
+    session_id = models.CharField(_("session"), max_length=200, null=True, blank=True, db_index=True)
+    source_turns = models.JSONField(
+        _("source turns"), default=list, blank=True, help_text=_("[{index, role, content}] of the conversation turns it came from.")
+    )
 
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
     decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
@@ -195,3 +201,28 @@ class MetricSnapshot(models.Model):
         verbose_name = _("metric snapshot")
         verbose_name_plural = _("metric snapshots")
         ordering = ["-taken_at"]
+
+
+class DistillRun(models.Model):
+    """One distillation of a session's turn range, stored so that a repeat (a retried
+    session_end, a second run of the CLI) replays its decisions instead of writing again."""
+
+    scope = models.CharField(_("scope"), max_length=64, blank=True, default="", help_text=_("The advertiser written to; empty for global."))
+    session_id = models.CharField(_("session"), max_length=200)
+    turn_start = models.PositiveIntegerField(_("first turn"))
+    turn_end = models.PositiveIntegerField(_("last turn"))
+    actor = models.CharField(_("actor"), max_length=128, blank=True, default="")
+    extractor = models.CharField(_("extractor"), max_length=16, blank=True, default="")
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("session distillation")
+        verbose_name_plural = _("session distillations")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "session_id", "turn_start", "turn_end"], name="distill_run_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} [{self.turn_start}-{self.turn_end}] ({self.scope or 'global'})"

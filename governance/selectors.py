@@ -9,6 +9,7 @@ from governance.constants import ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReviewItem
 from memories.constants import Layer
 from memories.exceptions import InvalidInput, NotFound
+from memories.selectors import memory_history
 
 MAX_QUEUE = 500
 
@@ -79,4 +80,27 @@ def review_item_dict(item: ReviewItem) -> dict[str, Any]:
         "decision_correct": item.decision_correct,
         "created_at": item.created_at.isoformat(),
         "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+    }
+
+
+def memory_source(*, memory) -> dict[str, Any]:
+    """What a memory came from: the conversation turns (session id, indices, redacted
+    text) kept by the event that wrote it, else that event's raw input. A version made by
+    an admin edit or an UPDATE without turns of its own points back along its chain."""
+    chain = memory_history(memory=memory)
+    older_first = [m.pk for m in chain if m.version <= memory.version]
+    # This version first, then the versions it replaced, newest to oldest.
+    order = [memory.pk, *reversed([pk for pk in older_first if pk != memory.pk])]
+    events = list(MemoryEvent.objects.filter(memory_id__in=order).order_by("id"))
+    ranked = sorted(events, key=lambda e: (order.index(e.memory_id), e.pk))
+    chosen = next((e for e in ranked if e.source_turns), None) or next((e for e in ranked if e.raw_text or e.summary), None)
+    if chosen is None:
+        return {"memory_id": memory.pk, "session_id": None, "turns": [], "raw_text": None, "event_id": None}
+    return {
+        "memory_id": memory.pk,
+        "session_id": chosen.session_id,
+        "turns": [{"index": int(t.get("index", i)), "role": str(t.get("role", "")), "content": str(t.get("content", ""))}
+                  for i, t in enumerate(chosen.source_turns or [])],
+        "raw_text": chosen.raw_text or chosen.summary or None,
+        "event_id": chosen.pk,
     }

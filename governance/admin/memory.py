@@ -21,6 +21,7 @@ from governance.admin_edits import (
     memory_can_change,
 )
 from governance.models import MemoryEvent
+from governance.selectors import memory_source
 from memories.constants import Status
 from memories.exceptions import DomainError
 from memories.models import Memory
@@ -39,12 +40,12 @@ class MemoryAdmin(admin.ModelAdmin):
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data", "created_at", "updated_at", "version_history", "source_events",
+        "data", "created_at", "updated_at", "version_history", "source_events", "source_turns",
     )
     fieldsets = (
         (None, {"fields": ("layer", "advertiser", "status", "content")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
+        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns", "data")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
@@ -126,6 +127,19 @@ class MemoryAdmin(admin.ModelAdmin):
                 for e in events
             ),
         )
+
+    @admin.display(description=_("source turns"))
+    def source_turns(self, obj):
+        source = memory_source(memory=obj)
+        if not source["turns"]:
+            return _("not from a conversation")
+        session = source["session_id"] or _("(no session id)")
+        rows = format_html_join(
+            "", '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
+            ((t["index"], t["role"], t["content"]) for t in source["turns"]),
+        )
+        return format_html('<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
+                           _("session"), session, _("event"), source["event_id"], rows)
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}
