@@ -8,9 +8,10 @@
   (s5) a cron-triggered turn reaches the model but is not captured;
   (s6) a capture made while Lingix is down waits in the retry queue and is delivered after
        Lingix comes back;
-  (s7) resetting the session distils it (session_end / before_reset / command:new →
-       POST /api/v1/distill) into events whose memories link back to their turns, which
-       `lingix_memory_source` shows.
+  (s7) with per-turn capture switched off (the gateway restarted with autoCapture false,
+       so only distillation writes), resetting a session distils it (before_reset /
+       session_end → POST /api/v1/distill) into events whose memories link back to their
+       turns, which `lingix_memory_source` shows.
 """
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ ASK_UNCONFIRMED = "双11 美妆预算怎么安排？"
 NOT_CONFIRMED = "这个我再考虑一下，先看看上周的 ROI 数据"
 CRON_TEXT = "定时巡检：brand_A 医药OTC 新计划出价上限调整为 9.9元"
 DOWN_TEXT = "记录一下：brand_A 医药OTC 周末预算下调到 8万，周一恢复"
+SESSION_DISTILL = "agent:main:lingix-e2e-distill"
+DISTILL_TURNS = [
+    "更正一下：brand_A 美妆新计划的日预算上限是 6000元，不是 9000元，以后按 6000元控制。",
+    "决定了：brand_A 美妆双11 期间只投抖音信息流，不投快手。",
+]
 
 
 def wait_for(probe, *, timeout: float, every: float = 1.0, what: str):
@@ -160,15 +166,35 @@ def check_retry_queue(e2e: E2E) -> dict:
     return {"event_id": event_id, "action": action, "queued": waiting}
 
 
+def restart_gateway_without_capture(e2e: E2E) -> None:
+    from tests.plugin.server import stop_process
+
+    stop_process(e2e.gateway)
+    e2e.procs.remove(e2e.gateway)
+    config_path = e2e.home / ".openclaw" / "openclaw.json"
+    config = json.loads(config_path.read_text())
+    config["plugins"]["entries"]["lingix-memory"]["config"]["autoCapture"] = False
+    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+    e2e.start_gateway()
+    say("gateway restarted with autoCapture false: from here only session distillation writes")
+
+
 def check_distill(e2e: E2E, *, fallback_memory: int) -> dict:
+    restart_gateway_without_capture(e2e)
     with e2e.db() as db:
         last_event = db.execute("SELECT COALESCE(MAX(id), 0) FROM governance_memoryevent").fetchone()[0]
-    e2e.oc("gateway", "call", "sessions.reset", "--params", json.dumps({"key": SESSION}), "--json", timeout=120)
-
-    def distilled():
-        return re.findall(r"distilled session (\S+) \(([^)]*)\): (\d+) candidates([^\"\n]*)", logs(e2e))
-
-    found = wait_for(distilled, timeout=90, what="the session's distillation")
+    for text in DISTILL_TURNS:
+        turn(e2e, text, session_key=SESSION_DISTILL)
+    with e2e.db() as db:
+        captured = db.execute(
+            "SELECT COUNT(*) FROM governance_memoryevent WHERE id > ? AND (raw_text LIKE '%6000元%' OR raw_text LIKE '%不投快手%')",
+            (last_event,),
+        ).fetchone()[0]
+    assert captured == 0, f"{captured} events were written with autoCapture off"
+    pattern = re.compile(r"distilled session (\S+) \(([^)]*)\): (\d+) candidates([^\"\n]*)")
+    seen = len(pattern.findall(logs(e2e)))
+    e2e.oc("gateway", "call", "sessions.reset", "--params", json.dumps({"key": SESSION_DISTILL}), "--json", timeout=120)
+    found = wait_for(lambda: pattern.findall(logs(e2e))[seen:], timeout=90, what="the session's distillation")
     session_id, hook, candidates, outcome = found[0]
     with e2e.db() as db:
         events = db.execute(
@@ -197,6 +223,7 @@ def check_distill(e2e: E2E, *, fallback_memory: int) -> dict:
     text = "\n".join(p.get("text", "") for p in body["result"]["content"])
     expected = [f"session {session_id}", "[turn "] if own else ["[turn "]
     assert status == 200 and all(mark in text for mark in expected), (status, body)
+    assert own, f"no memory written by the distillation links back to session {session_id}: {linked}"
     say(f"     lingix_memory_source #{memory}: {' | '.join(text.splitlines()[:3])[:160]}")
     return {"session_id": session_id, "events": summary, "linked": linked}
 
