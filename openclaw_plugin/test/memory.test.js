@@ -307,8 +307,8 @@ describe("distillation and drill-down against the live server", { skip: !live &&
     const line = (role, text) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
     writeFileSync(file, [
       JSON.stringify({ type: "session", id: "node-distill-1" }),
-      line("user", "<lingix-memory>\n- [L1] 旧规则\n</lingix-memory>\n以后 brand_A 美妆 新计划的 ROI 目标统一定为 3.2，不要再用 2.8"),
-      line("assistant", "好的，已记录 ROI 目标 3.2。"),
+      line("user", "<lingix-memory>\n- [L1] 旧规则\n</lingix-memory>\n更正一下：brand_A 医药OTC儿童感冒药的日预算上限是3000元，不是4500元，以后按3000元控制。"),
+      line("assistant", "收到，已记下日预算上限3000元。"),
     ].join("\n"));
     const answer = await api.hooks.get("session_end")({ sessionId: "node-distill-1", sessionFile: file, messageCount: 2, reason: "new" }, { agentId: "main", sessionId: "node-distill-1" });
     assert.equal(answer.session_id, "node-distill-1", JSON.stringify(answer));
