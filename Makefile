@@ -103,7 +103,8 @@ clean:
 	rm -rf $(VENV) .cache test-artifacts
 
 # The OpenClaw plugin inside a real gateway: installs Node 24 and openclaw@2026.9.6 under
-# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1.
+# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1, in
+# supplement mode and in slot mode (plugins.slots.memory = lingix-memory); about 10 minutes.
 .PHONY: e2e
 e2e: install
 	$(PY) -m tests.plugin.e2e
