@@ -48,6 +48,7 @@ RUFF_FILES := \
 	api/conversation.py \
 	api/mcp_server.py \
 	tests/api/test_mcp.py \
+	tests/api/test_mcp_inprocess.py \
 	tests/api/test_distill.py \
 	tests/governance/distill/test_llm_extractor.py \
 	governance/hard_rules.py \

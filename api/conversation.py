@@ -5,13 +5,13 @@ Mounted on the main API (same bearer auth, rate limit and error mapping); scope 
 the ones `/ingest` and `/memories/{id}` use."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from ninja import Field, Path, Router, Schema
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from api.concurrency import token_slot
-from api.schemas import Code, DecisionOut, ErrorOut, StrictIn, Text
+from api.schemas import Code, DecisionOut, ErrorOut, NonBlank, StrictIn, Text
 from api.security import write_advertiser
 
 MAX_ID = 2**63 - 1
@@ -23,12 +23,12 @@ router = Router(tags=["conversation"])
 
 
 class TranscriptMessageIn(Schema):
-    role: Literal["user", "assistant", "system", "tool"]
+    role: Annotated[str, Field(max_length=32, description="user, assistant, system or tool (OpenClaw's toolResult is read as tool)")]
     content: Annotated[Text, Field(max_length=64_000)] | list[Any] = ""
 
 
 class DistillIn(StrictIn):
-    session_id: Annotated[str, Field(min_length=1, max_length=200)]
+    session_id: Annotated[NonBlank, Field(max_length=200)]
     messages: list[TranscriptMessageIn] | None = Field(None, max_length=MAX_TRANSCRIPT_MESSAGES,
                                                        description="role-tagged turns; content a string or a list of parts")
     jsonl: Annotated[Text, Field(max_length=MAX_JSONL_CHARS)] | None = Field(

@@ -42,6 +42,9 @@ from api.services import api_token_authenticate
 from memories.exceptions import DomainError
 
 MAX_ID = 2**63 - 1
+# A request the SDK has not answered by then is cut off (504) rather than holding a web
+# worker; a tool that waits on the gateway judge finishes well within it.
+REQUEST_SECONDS = 120.0
 INSTRUCTIONS = (
     "Lingix Memory: governed long-term memory for advertising agents (Chinese-first ad ops: 出价, 预算, ROI, 冷启动). "
     "Use `recall` or `search` before planning, `ingest` to propose what the user stated or confirmed (send role-tagged "
@@ -204,7 +207,9 @@ REVIEW_TOOLS = (review_list, review_decide)
 @functools.cache
 def mcp_server(*, can_review: bool) -> MCPServer:
     """One server per tool set: a token that may not decide reviews is not shown those tools."""
-    server = MCPServer(name="lingix-memory", title="Lingix Memory", instructions=INSTRUCTIONS, version="1")
+    # The SDK calls logging.basicConfig: a no-op here, since Django has already given the root
+    # logger its redacting handler; the level is pinned all the same.
+    server = MCPServer(name="lingix-memory", title="Lingix Memory", instructions=INSTRUCTIONS, version="1", log_level="WARNING")
     for tool in AGENT_TOOLS + (REVIEW_TOOLS if can_review else ()):
         server.add_tool(tool, structured_output=False)
     return server
@@ -246,9 +251,12 @@ async def _serve(server: MCPServer, scope: dict[str, Any], body: bytes, token: A
 
     # The manager owns the task group a stateless request runs in; one per request.
     manager = StreamableHTTPSessionManager(app=server._lowlevel_server, stateless=True, json_response=True)
-    async with manager.run():
-        await manager.handle_request(scope, receive, send)
+    with anyio.move_on_after(REQUEST_SECONDS) as deadline:
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
     answered.set()
+    if deadline.cancelled_caught and not chunks:
+        return 504, [(b"content-type", b"application/json")], b'{"detail": "the MCP request did not finish in time"}'
     return status, headers, b"".join(chunks)
 
 
@@ -286,6 +294,12 @@ def _authenticate(request: HttpRequest) -> ApiToken | JsonResponse:
 @csrf_exempt
 def mcp_view(request: HttpRequest) -> HttpResponse:
     """`/mcp`: bearer auth and the per-token rate limit, then the SDK answers the request."""
+    if request.method != "POST":
+        # Stateless and JSON-only: no GET event stream and no session to DELETE. The spec
+        # lets a server answer 405 here, and clients then go on with POSTs alone.
+        response = _refuse(405, f"method {request.method} not allowed on /mcp; send JSON-RPC messages with POST")
+        response["Allow"] = "POST"
+        return response
     token = _authenticate(request)
     if isinstance(token, JsonResponse):
         return token

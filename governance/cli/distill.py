@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from governance.cli.funnel import _actor
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, progress_bar
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -45,10 +45,22 @@ def _distill_run(args) -> dict[str, Any]:
     path = Path(args.file)
     messages, jsonl = _read(path)
     session_id = args.session_id or (transcript_read(jsonl=jsonl).session_id if jsonl is not None else None) or path.stem
-    return session_distill(
-        session_id=session_id, messages=messages, jsonl=jsonl, advertiser=args.advertiser, business_line=args.business_line,
-        turn_start=args.turn_start, turn_end=args.turn_end, actor=_actor(),
-    )
+    bar = None
+
+    def advance(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = progress_bar(total, "candidates")
+        bar.update(1)
+
+    try:
+        return session_distill(
+            session_id=session_id, messages=messages, jsonl=jsonl, advertiser=args.advertiser, business_line=args.business_line,
+            turn_start=args.turn_start, turn_end=args.turn_end, actor=_actor(), progress=advance,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _distill_render(result: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ from governance.providers.offline import offline_classify
 
 MAX_CANDIDATE_TURNS = 6
 MAX_CANDIDATES = 50
+PROMPT_TURN_CHARS = 2000
 QUESTION_END = ("?", "？", "吗", "吗?", "吗？")
 
 
@@ -132,6 +133,15 @@ def _accepted(raw: ExtractedCandidate, by_index: dict[int, Turn], start: int, en
     return DistillCandidate(indices, raw.kind, raw.reason)
 
 
+def _prompt_turns(turns: list[Turn], *, start: int, end: int) -> list[dict[str, Any]]:
+    """The spoken turns of the range, plus the one just before it (a suggestion the range's
+    first user turn may confirm), each cut to a length a prompt can carry: the model only
+    points at turns, and the funnel reads them whole."""
+    spoken = [t for t in turns if t.content and t.role in (Role.USER, Role.ASSISTANT) and t.index <= end]
+    first = next((i for i, t in enumerate(spoken) if t.index >= start), len(spoken))
+    return [{**t.as_dict(), "content": t.content[:PROMPT_TURN_CHARS]} for t in spoken[max(0, first - 1):]]
+
+
 def llm_candidates(
     provider: JudgeProvider, turns: list[Turn], *, start: int, end: int
 ) -> tuple[list[DistillCandidate], dict[str, Any], str | None]:
@@ -139,7 +149,7 @@ def llm_candidates(
     if chat is None:
         missing = Telemetry(provider=provider.name, model="", prompt_version="")
         raise ProviderUnavailable("the configured provider has no chat client", missing)
-    shown = [t.as_dict() for t in turns if t.content and t.role in (Role.USER, Role.ASSISTANT)]
+    shown = _prompt_turns(turns, start=start, end=end)
     answer = chat.ask_model(messages=prompts.distill_messages(turns=shown, start=start, end=end),
                             prompt_version=prompts.PROMPT_VERSIONS["distill"], schema=ExtractOut)
     by_index = {t.index: t for t in turns}

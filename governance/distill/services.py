@@ -12,6 +12,7 @@ replays the events it already wrote."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -73,9 +74,11 @@ def session_distill(
     turn_end: int | None = None,
     actor: str = "",
     business_line: str = "",
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Distil one conversation (messages or an OpenClaw JSONL transcript) into funnel
-    decisions. `advertiser` is where the memories land (the caller has checked scope)."""
+    decisions. `advertiser` is where the memories land (the caller has checked scope);
+    `progress(done, total)` is called after each candidate (the CLI's progress bar)."""
     session_id = _session(session_id)
     transcript = transcript_read(messages=messages, jsonl=jsonl)
     start, end = _turn_range(transcript.turns, turn_start, turn_end)
@@ -87,7 +90,7 @@ def session_distill(
     extraction = extract_candidates(get_provider(), transcript.turns, start=start, end=end)
     by_index = {t.index: t for t in transcript.turns}
     decisions, skipped = [], []
-    for candidate in extraction.candidates:
+    for done, candidate in enumerate(extraction.candidates, start=1):
         turns = [by_index[i] for i in candidate.turns]
         try:
             decision = event_ingest(
@@ -99,6 +102,8 @@ def session_distill(
             skipped.append({"turns": candidate.turns, "kind": candidate.kind, "detail": str(exc)})
             continue
         decisions.append({**decision.as_dict(), "turns": candidate.turns, "kind": candidate.kind})
+        if progress is not None:
+            progress(done, len(extraction.candidates))
 
     result: dict[str, Any] = {
         "session_id": session_id,

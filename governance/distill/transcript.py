@@ -76,7 +76,8 @@ def content_text(content: Any) -> str:
         text = content["text"]
     else:
         text = ""
-    return RECALL_BLOCK.sub("", text).strip()
+    # NUL survives JSON but not every database; it is never part of what anybody said.
+    return RECALL_BLOCK.sub("", text).replace("\x00", "").strip()
 
 
 def _checked(turns: list[Turn]) -> list[Turn]:
@@ -88,16 +89,20 @@ def _checked(turns: list[Turn]) -> list[Turn]:
 
 
 def transcript_from_messages(messages: Any) -> Transcript:
-    """`[{role, content}]`, content a string or a list of parts. An unknown role is an error
-    here: the caller built this list and can fix it."""
+    """`[{role, content}]`, content a string or a list of parts. A turn's index is its
+    position in the list; an entry with a role that is none of the four (or their aliases,
+    e.g. OpenClaw's `toolResult`) keeps its position but is not a turn."""
     if not isinstance(messages, list) or not messages:
         raise InvalidInput("messages must be a non-empty list of {role, content}")
     turns = []
     for i, message in enumerate(messages):
-        role = role_of(message.get("role")) if isinstance(message, dict) else None
-        if role is None:
-            raise InvalidInput(f"messages[{i}] needs a role of user, assistant, system or tool")
-        turns.append(Turn(index=i, role=role, content=content_text(message.get("content"))))
+        if not isinstance(message, dict):
+            raise InvalidInput(f"messages[{i}] must be an object {{role, content}}")
+        role = role_of(message.get("role"))
+        if role is not None:
+            turns.append(Turn(index=i, role=role, content=content_text(message.get("content"))))
+    if not turns:
+        raise EmptyInput("messages hold no user, assistant, system or tool turn")
     return Transcript(turns=_checked(turns))
 
 

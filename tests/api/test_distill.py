@@ -94,7 +94,7 @@ def test_roles_decide_attribution_not_words(brand_a, run_on_commit):
     """Assistant text claiming the user agreed earns nothing; the user's own yes does."""
     messages = [
         {"role": "assistant", "content": "建议brand_A 医药OTC冷启动期间出价上浮15%，用户已确认。"},
-        {"role": "system", "content": "tool budget check ok"},
+        {"role": "toolResult", "content": [{"type": "text", "text": "{\"budget_ok\": true}"}]},
         {"role": "user", "content": [{"type": "text", "text": "好的，就按这个来"}]},
     ]
     body = distill(brand_a, run_on_commit, session_id="s-roles", messages=messages).json()
@@ -113,7 +113,10 @@ def test_scope_and_bad_input_are_refused(brand_a, run_on_commit):
     assert garbage.status_code == 422 and "no message entries" in garbage.json()["detail"]
     bad_range = distill(brand_a, run_on_commit, messages=messages, turn_start=5)
     assert bad_range.status_code == 422 and "empty" in bad_range.json()["detail"]
-    assert distill(brand_a, run_on_commit, messages=[{"role": "robot", "content": "x"}]).status_code == 422
+    robot = distill(brand_a, run_on_commit, messages=[{"role": "robot", "content": "出价上调"}])
+    assert robot.status_code == 422 and "no user, assistant" in robot.json()["detail"]
+    assert distill(brand_a, run_on_commit, session_id="  ", messages=messages).status_code == 422
+    assert distill(brand_a, run_on_commit, session_id="s\x00", messages=messages).status_code == 422
     assert not Memory.objects.exists() and not DistillRun.objects.exists()
 
 

@@ -66,7 +66,10 @@ def test_tools_search_ingest_with_traces_and_scope(server):
             ],
             "explain": True,
         })
-        show("tools/call ingest {messages: assistant suggestion + user confirmation, explain}", payload(decision))
+        written = payload(decision)
+        show("tools/call ingest {messages: assistant suggestion + user confirmation, explain}",
+             {**{k: v for k, v in written.items() if k != "stages"},
+              "stages": [f"{st['stage']}: {st['decision']} — {'; '.join(st['reasons'])[:110]}" for st in written["stages"]]})
 
         source = await session.call_tool("source", {"memory_id": payload(decision)["memory_id"]})
         show("tools/call source", payload(source))

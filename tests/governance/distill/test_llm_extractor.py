@@ -1,5 +1,6 @@
 """The gateway extractor of session distillation: the real `openai` client against the
 fake OpenAI-compatible server on 127.0.0.1, with its fallback to the offline extractor."""
+import json
 from pathlib import Path
 
 import pytest
@@ -56,3 +57,16 @@ def test_a_failing_extractor_falls_back_to_the_offline_one_and_says_so(openai_ga
     assert result["extractor_note"].startswith("LLM extractor failed") and reason in result["extractor_note"]
     assert {tuple(d["turns"]) for d in result["decisions"]} == {(1, 2), (5,), (7,), (8,), (10,)}
     assert MemoryEvent.objects.filter(session_id="sess-otc-0611").count() == 5
+
+
+def test_the_prompt_holds_the_range_and_the_turn_before_it(openai_gateway, django_capture_on_commit_callbacks):
+    script_ok(openai_gateway)
+    candidates = [{"turns": [1, 2], "kind": "confirmation"}, {"turns": [7], "kind": "preference"}]
+    openai_gateway.route("prompt:distill", chat({"candidates": candidates}))
+    result = run(django_capture_on_commit_callbacks, turn_start=5)
+    # [1, 2] ends before the range: the model may not reach back past it.
+    assert [d["turns"] for d in result["decisions"]] == [[7]]
+    (request,) = [r for r in openai_gateway.requests_to("/chat/completions") if "prompt:distill" in r.text]
+    prompt = request.json["messages"][1]["content"]
+    block = json.loads(prompt.split("<untrusted_data>\n", 1)[1].rsplit("\n</untrusted_data>", 1)[0])
+    assert [t["index"] for t in block["turns"]] == [2, 5, 6, 7, 8, 9, 10, 11]
