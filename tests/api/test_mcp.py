@@ -57,7 +57,9 @@ def test_tools_search_ingest_with_traces_and_scope(server):
         show("tools/list (brand_A agent token)", sorted(tools))
 
         found = await session.call_tool("search", {"query": "医药OTC 冷启动 出价", "top_k": 3})
-        show("tools/call search {query: 医药OTC 冷启动 出价}", payload(found))
+        show("tools/call search {query: 医药OTC 冷启动 出价, top_k: 3}",
+             [f"#{r['id']} {r['layer']} {r['advertiser'] or 'global'} score={r['score']} {r['content'][:48]}"
+              for r in payload(found)["results"]])
 
         decision = await session.call_tool("ingest", {
             "messages": [
