@@ -114,7 +114,8 @@ RUFF_FILES := \
 	memories/lifecycle \
 	memories/cli \
 	memories/transfer.py \
-	memories/migrations/0003_schedules.py
+	memories/migrations/0003_schedules.py \
+	tests/plugin/e2e_slot.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install
@@ -133,7 +134,8 @@ clean:
 	rm -rf $(VENV) .cache test-artifacts
 
 # The OpenClaw plugin inside a real gateway: installs Node 24 and openclaw@2026.9.6 under
-# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1.
+# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1, in
+# supplement mode and in slot mode (plugins.slots.memory = lingix-memory); about 10 minutes.
 .PHONY: e2e
 e2e: install
 	$(PY) -m tests.plugin.e2e

@@ -30,7 +30,7 @@ from governance.funnel.errors import (
     UnknownSource,
 )
 from governance.funnel import validate as validate_stage
-from governance.funnel.rules import deterministic_refusals
+from governance.funnel.rules import claim_turns, deterministic_refusals
 from governance.funnel.types import Decision, StageOutcome
 from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
@@ -244,13 +244,6 @@ def _clean_messages(messages: Any) -> list[dict[str, str]]:
     if sum(len(t["content"]) for t in turns) > max_text_chars():
         raise InputTooLarge(f"messages hold more than {max_text_chars()} characters")
     return turns
-
-
-def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The turns a memory is about: the assistant's last word and the user's answer to it,
-    or, with no assistant turn, what the user said."""
-    last = max((i for i, t in enumerate(turns) if t["role"] != "user"), default=None)
-    return turns if last is None else turns[last:]
 
 
 def event_ingest(

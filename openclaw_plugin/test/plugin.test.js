@@ -40,10 +40,10 @@ describe("registration", () => {
       assert.equal(typeof tool.execute, "function");
       assert.ok(tool.description.length > 20);
     }
-    assert.deepEqual([...api.hooks.keys()].sort(), ["agent_end", "before_prompt_build"]);
+    assert.deepEqual([...api.hooks.keys()].sort(), ["agent_end", "before_prompt_build", "before_reset", "session_end"]);
     assert.ok(api.internal("command:new"), "command:new is registered as an internal hook");
     const props = manifest.configSchema.properties;
-    for (const key of ["baseUrl", "apiKey", "advertiser", "autoRecall", "autoCapture", "recallBudgetTokens", "timeoutMs"]) {
+    for (const key of ["baseUrl", "apiKey", "advertiser", "advertisers", "autoRecall", "autoCapture", "distillOnSessionEnd", "recallBudgetTokens", "timeoutMs", "retryMaxAttempts", "retryBaseMs", "retryMaxMs"]) {
       assert.ok(props[key], `configSchema has ${key}`);
     }
     assert.equal(manifest.uiHints.apiKey.sensitive, true);
