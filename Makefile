@@ -40,6 +40,23 @@ chromium:
 
 # Ruff checks the files listed here; the rest of the tree joins once it has been swept.
 RUFF_FILES := \
+	memories/entity_vocabulary.py \
+	memories/entity_links.py \
+	memories/search/entities.py \
+	governance/entities/__init__.py \
+	governance/entities/offline.py \
+	governance/entities/llm.py \
+	governance/entities/link.py \
+	governance/entities/backfill.py \
+	governance/suggestions.py \
+	governance/admin/entities.py \
+	api/suggestions.py \
+	governance/cli/suggestions.py \
+	bench/entities.py \
+	tests/governance/test_entities.py \
+	tests/governance/test_suggestions.py \
+	tests/api/test_suggestions.py \
+	tests/governance/admin/test_organise_browser.py \
 	governance/distill/__init__.py \
 	governance/distill/transcript.py \
 	governance/distill/extract.py \

@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, TriggerType
+from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, SignalKind, SuggestionStatus, TriggerType
 from memories.constants import Layer, Source
 
 
@@ -203,6 +203,36 @@ class MetricSnapshot(models.Model):
         verbose_name = _("metric snapshot")
         verbose_name_plural = _("metric snapshots")
         ordering = ["-taken_at"]
+
+
+class Suggestion(models.Model):
+    """An L3 signal and the L2 strategies and L4 templates that apply to it. It lives as
+    long as its signal: the expiry job closes it when the signal expires or changes."""
+
+    signal = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="suggestions", verbose_name=_("signal"))
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, db_index=True)
+    kind = models.CharField(_("signal kind"), max_length=16, choices=SignalKind.choices, default=SignalKind.OTHER)
+    topic = models.CharField(_("topic"), max_length=128, blank=True, default="")
+    strategies = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_strategy",
+                                        verbose_name=_("L2 strategies"))
+    templates = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_template",
+                                       verbose_name=_("L4 templates"))
+    reasons = models.JSONField(_("why each playbook applies"), default=dict, blank=True)
+    status = models.CharField(_("status"), max_length=16, choices=SuggestionStatus.choices, default=SuggestionStatus.OPEN, db_index=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("suggestion")
+        verbose_name_plural = _("suggestions")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=[c.value for c in SuggestionStatus]), name="suggestion_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.topic or self.kind} → signal #{self.signal_id}"
 
 
 class DistillRun(models.Model):

@@ -1,4 +1,4 @@
-// Lingix Memory for OpenClaw, supplement mode (the default): seven tools over the Lingix
+// Lingix Memory for OpenClaw, supplement mode (the default): eight tools over the Lingix
 // agent API, auto-recall before each prompt, role-tagged auto-capture with a retry queue,
 // session distillation, and Lingix hits inside memory-core's own memory_search.
 // openclaw_plugin/slot/ is the same plugin as OpenClaw's memory (kind "memory").

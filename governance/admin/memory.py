@@ -10,9 +10,11 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
-from django.utils.translation import gettext_lazy as _, ngettext
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
-from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
+from governance.admin.entities import memory_entities
+from governance.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
 from governance.admin.memory_list import MemoryListColumns
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
@@ -31,26 +33,35 @@ from memories.selectors import memory_history
 
 @admin.register(Memory)
 class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
-    list_display = ("id", "layer_code", "short_content", "scope", "status_version", "importance_shown", "created_shown")
+    list_display = ("id", "layer_code", "kind", "short_content", "scope", "category_path", "status_version",
+                    "importance_shown", "created_shown")
     list_display_links = ("id", "short_content")
-    list_filter = ("layer", "status", AdvertiserFilter, BusinessLineFilter, "source", "tier")
+    list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
     list_per_page = 50
+    list_select_related = ("category_node",)
     date_hierarchy = "created_at"
     actions = ("archive_selected", "restore_selected", "reembed_selected")
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data_shown", "created_at", "updated_at", "version_history", "source_events", "source_turns",
+        "data_shown", "created_at", "updated_at", "version_history", "source_events", "source_turns", "entities",
+        "kind", "category_path", "abstract_line", "abstract_paragraph",
     )
     fieldsets = (
-        (None, {"fields": ("layer", "advertiser", "status", "content")}),
+        (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
+        (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
+        (_("Entities"), {"fields": ("entities",)}),
         (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns",
                                       "data_shown")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
+
+    @admin.display(description=_("entities"))
+    def entities(self, obj):
+        return memory_entities(obj)
 
     # New memories come in through the funnel or a trusted import, never a bare form, and
     # nothing is deleted: archiving keeps the trail.
@@ -67,6 +78,10 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding")
+
+    @admin.display(description=_("category (tree)"), ordering="category_node__path")
+    def category_path(self, obj):
+        return obj.category_node.path if obj.category_node_id else "—"
 
     @admin.display(description=_("embedding"))
     def embedding_state(self, obj):
@@ -190,5 +205,5 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     @admin.action(description=_("Re-embed selected memories"), permissions=["change"])
     def reembed_selected(self, request, queryset):
-        n = memory_admin_reembed(memories=list(queryset.only("id")), user=request.user)
+        n = memory_admin_reembed(memories=list(queryset.select_related(None).only("id")), user=request.user)
         self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)

@@ -140,6 +140,11 @@ export class LingixClient {
   reviewList(limit = 20, opts) {
     return this.request("GET", `/review?limit=${encodeURIComponent(limit)}`, undefined, opts);
   }
+  suggestions(advertiser, limit = 20, opts) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (advertiser) query.set("advertiser", advertiser);
+    return this.request("GET", `/suggestions?${query}`, undefined, opts);
+  }
   reviewDecide(itemId, action, body, opts) {
     return this.request("POST", `/review/${encodeURIComponent(itemId)}/${action}`, body, opts);
   }

@@ -21,6 +21,7 @@ export const TOOL_NAMES = [
   "lingix_memory_reflect",
   "lingix_memory_review",
   "lingix_memory_source",
+  "lingix_memory_suggestions",
 ];
 export const SLOT_TOOL_NAMES = ["memory_search", "memory_get"];
 export const DISTILL_TIMEOUT_MS = 30000;
