@@ -275,7 +275,7 @@ def bench_ranking(product_defaults: bool = False):
 def render(doc: dict[str, Any]) -> str:
     lines = [f"LoCoMo turn retrieval: {doc['questions']} questions, {doc['turns']} turns, {doc['conversations']} conversations"]
     lines.append(f"{'mode':8} {'scope':16} {'R@5':>6} {'R@10':>6} {'hit@10':>6} {'n':>5}")
-    for mode in MODES:
+    for mode in (*MODES, "hybrid_entities_off"):
         if mode not in doc:
             continue
         rows = [("overall", doc[mode]["overall"]), *doc[mode]["by_category"].items()]
@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
     parser.add_argument("--no-store-cache", action="store_true", help="import the turns afresh (default: reuse an identical store)")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
+    parser.add_argument("--entity-ablation", action="store_true",
+                        help="also run hybrid with the entity arm off (entity_weight 0) in the same run: key hybrid_entities_off")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 
@@ -365,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
         by_variant[name] = evaluate(questions, dia_of, chosen, ranking_with(overrides, base), progress)
     config = ranking_with(next(iter(variants.values())), base)
+    if args.entity_ablation and "hybrid" in modes:
+        first = next(iter(by_variant.values()))
+        first["hybrid_entities_off"] = evaluate(questions, dia_of, ("hybrid",), replace(config, entity_weight=0.0), progress)["hybrid"]
     # The first variant's modes stay at the top level (the shape callers already read).
     doc: dict[str, Any] = dict(next(iter(by_variant.values())))
     if len(by_variant) > 1 or "default" not in by_variant:

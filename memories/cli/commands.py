@@ -21,6 +21,20 @@ def _search_args(parser) -> None:
         "their results fused and reranked (by the gateway model when one is configured, else offline rules)",
     )
     parser.add_argument("--explain", action="store_true", help="show each result's component scores")
+    parser.add_argument("--kind", help="episodic (what happened), semantic (what holds), or both comma-separated")
+    parser.add_argument("--category", help="a category path and everything under it, e.g. '医药OTC › 冷启动' or 医药OTC/冷启动")
+
+
+def _parse_kinds(raw: str | None) -> tuple[str, ...] | None:
+    from memories.constants import MemoryKind
+
+    if not raw:
+        return None
+    kinds = tuple(dict.fromkeys(k.strip().lower() for k in raw.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in MemoryKind.values]
+    if unknown or not kinds:
+        raise CliError(f"--kind must be episodic, semantic or both, got {raw!r}")
+    return kinds
 
 
 def _search_run(args) -> dict[str, Any]:
@@ -33,6 +47,8 @@ def _search_run(args) -> dict[str, Any]:
         "business_line": args.business_line,
         "layers": parse_layers(args.layer),
         "top_k": args.top_k,
+        "kinds": _parse_kinds(args.kind),
+        "category": args.category,
     }
     if args.mode == "deep":
         from memories.search.deep import deep_search
@@ -63,7 +79,8 @@ def _search_render(result: dict[str, Any]) -> str:
         lines.append(f"(deep mode fell back to the fast result: {deep['fallback']})")
     for i, r in enumerate(result["results"], start=1):
         scope = r["advertiser"] or "global"
-        lines.append(f"{i}. [{r['layer']}·{scope}] #{r['id']} score={r['score']:.3f}  {r['content']}")
+        kind = f"·{r['kind']}" if r.get("kind") else ""
+        lines.append(f"{i}. [{r['layer']}·{scope}{kind}] #{r['id']} score={r['score']:.3f}  {r['content']}")
         if result.get("_explain"):
             lines.append("     " + " ".join(f"{k}={v}" for k, v in r["explain"].items()))
     return "\n".join(lines)

@@ -157,6 +157,8 @@ def deep_search(
     include_global: bool = True,
     business_line: str | None = None,
     layers: tuple[str, ...] | None = None,
+    kinds: tuple[str, ...] | None = None,
+    category: str | None = None,
     top_k: int = 5,
     record_access: bool = True,
     config: RankingConfig = DEFAULT_RANKING,
@@ -171,7 +173,10 @@ def deep_search(
     if hooks is None and _hooks_factory is not None:
         hooks = _hooks_factory()
     hooks = hooks or OFFLINE_HOOKS
-    scope = {"advertisers": advertisers, "include_global": include_global, "business_line": business_line, "layers": layers}
+    scope = {
+        "advertisers": advertisers, "include_global": include_global, "business_line": business_line, "layers": layers,
+        "kinds": kinds, "category": category,
+    }
     info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.name}
 
     def fast(reason: str) -> DeepResponse:
