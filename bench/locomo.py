@@ -251,7 +251,9 @@ def evaluate(
 
 
 def bench_ranking(product_defaults: bool = False):
-    """The ranking the benchmark uses, and why it differs from the product default.
+    """The ranking the benchmark uses. Since issue 14 the product default has the same
+    weights and no duplicate cut-off (the Chinese ad-ops set favoured them too); only the
+    FTS scoring budget still differs. The history of the choice:
 
     LoCoMo is English small talk, where bm25 over stemmed words is strong and the small
     multilingual embedder weak, and each memory carries its previous turns, so neighbouring
