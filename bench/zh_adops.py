@@ -153,13 +153,17 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         doc_in = json.loads(args.data.read_text(encoding="utf-8"))
-        variants = parse_variants(args.ranking, args.variants)
     except (OSError, ValueError) as exc:
         sys.stderr.write(f"bench.zh_adops: error: {exc}\n")
         return 2
     progress = Progress(args.quiet)
     started = time.perf_counter()
     setup_throwaway_django("zh-adops")
+    try:
+        variants = parse_variants(args.ranking, args.variants)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.zh_adops: error: {exc}\n")
+        return 2
     if not args.no_embed_cache:
         from bench import embed_cache
 
