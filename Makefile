@@ -25,6 +25,7 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 run: migrate
+	$(PY) -m lingix_site.envfile write
 	LINGIX_HOST=$(HOST) LINGIX_PORT=$(PORT) $(PY) manage.py memory bootstrap
 	@$(PY) manage.py qcluster & QPID=$$!; \
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \

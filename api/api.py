@@ -3,14 +3,16 @@ calls one selector or service; errors are mapped to 4xx JSON in one place (error
 from __future__ import annotations
 
 from django.utils import timezone
-from ninja import Body, NinjaAPI, Path, Query
+from ninja import Body, Path, Query
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
 from api.errors import install_exception_handlers
 from api.models import ApiToken
+from api.openapi_examples import DocumentedNinjaAPI
 from api.parser import StrictJsonParser
 from api.recall import query_from_messages, render_block, should_retrieve
+from api.renderer import Utf8JSONRenderer
 from api.schemas import (
     DecisionOut,
     ErrorOut,
@@ -33,7 +35,7 @@ from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
 
-api = NinjaAPI(
+api = DocumentedNinjaAPI(
     title="Lingix Memory agent API",
     version="1",
     description=(
@@ -55,6 +57,7 @@ api = NinjaAPI(
     auth=TokenAuth(),
     throttle=[TokenRateThrottle()],
     parser=StrictJsonParser(),
+    renderer=Utf8JSONRenderer(),
 )
 install_exception_handlers(api)
 

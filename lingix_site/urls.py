@@ -2,10 +2,13 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 
 from api.api import api_urls, not_found
 
 urlpatterns = [
+    # The site's front door is the review desk (which sends a visitor to its login first).
+    path("", RedirectView.as_view(url="/admin/", permanent=False), name="home"),
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls()),
     # Anything else under the API answers in JSON too, not with the HTML 404 page.

@@ -163,7 +163,7 @@ def _review_render(result: dict[str, Any]) -> str:
 
 
 COMMANDS = [
-    Subcommand(name="ingest", help="free text through classification and the write funnel", add_arguments=_ingest_args, run=_ingest_run, render=_decision_render),
-    Subcommand(name="trigger", help="a structured event through the write funnel", add_arguments=_trigger_args, run=_trigger_run, render=_decision_render),
+    Subcommand(name="ingest", help="free text through classification and the write funnel", add_arguments=_ingest_args, run=_ingest_run, render=_decision_render, needs_provider=True),
+    Subcommand(name="trigger", help="a structured event through the write funnel", add_arguments=_trigger_args, run=_trigger_run, render=_decision_render, needs_provider=True),
     Subcommand(name="review", help="the human review queue: list, approve ID, reject ID --note N", add_arguments=_review_args, run=_review_run, render=_review_render),
 ]

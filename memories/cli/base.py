@@ -21,7 +21,9 @@ class Subcommand:
     add_arguments: Callable[[Any], None]
     run: Callable[[Any], dict[str, Any]]
     render: Callable[[dict[str, Any]], str] | None = None
-    needs_provider: bool = True
+    # Only the subcommands that run the judge refuse to start without a provider; every
+    # read-only or maintenance command works with none configured.
+    needs_provider: bool = False
 
 
 def progress_bar(total: int, description: str) -> tqdm:

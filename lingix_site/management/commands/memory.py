@@ -31,6 +31,30 @@ def _subcommands() -> list[Subcommand]:
     return [sub for module in SUBCOMMAND_MODULES for sub in module.COMMANDS]
 
 
+def plain_text(result: dict[str, Any]) -> str:
+    """Without --json a person reads the result: one `key: value` line per field, nested
+    values flattened with dots, so no subcommand prints raw JSON by default."""
+    lines: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                if not str(key).startswith("_"):
+                    walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, list):
+            scalar = all(not isinstance(v, (dict, list)) for v in value)
+            if scalar:
+                lines.append(f"{prefix}: {', '.join(str(v) for v in value) if value else '(none)'}")
+            else:
+                for index, inner in enumerate(value, start=1):
+                    walk(f"{prefix}[{index}]", inner)
+        else:
+            lines.append(f"{prefix}: {'—' if value is None else value}")
+
+    walk("", result)
+    return "\n".join(lines)
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (plus exit code 2), never a usage dump."""
 
@@ -98,8 +122,6 @@ class Command(BaseCommand):
         if args.json:
             sys.stdout.write(json.dumps({k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, default=str) + "\n")
         else:
-            text = sub.render(result) if sub.render else json.dumps(
-                {k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, indent=2, default=str
-            )
+            text = sub.render(result) if sub.render else plain_text(result)
             sys.stdout.write(text + "\n")
         return 0
