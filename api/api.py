@@ -31,6 +31,7 @@ from api.schemas import (
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
 from api.services import api_token_check_source
+from memories.metrics_registry import record_recall
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
@@ -143,6 +144,7 @@ def recall(request, payload: RecallIn):
     block = render_block(
         [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now()
     )
+    record_recall(hits=len(block.lines), tokens=block.tokens)
     return {
         "context": block.context,
         "memories": [

@@ -42,6 +42,7 @@ from governance.selectors import review_writes_l1
 from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
+from memories.metrics_registry import record_decision
 from memories.models import Memory
 from memories.services import memory_write_lock
 
@@ -212,6 +213,7 @@ def event_submit(
             p.settle(ctx)
             MemoryEvent.objects.filter(pk=event.pk).update(action=ctx.final, reasons=ctx.reasons, status=EventStatus.DECIDED, decided_at=timezone.now())
     event.refresh_from_db()
+    record_decision(action=event.action, stage=ctx.decided_by or "commit")
     return decision_for_event(event)
 
 
@@ -450,6 +452,7 @@ def review_approve(
             status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer, reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.approved", actor=name, target=item, extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note})
+    transaction.on_commit(lambda: record_decision(action=action or "APPROVED", stage="review"))
     return Decision(
         action=action, layer=(memory.layer if memory else item.layer) or None, memory_id=getattr(memory, "pk", None),
         event_id=item.event_id, reasons=reasons, review_item_id=item.pk,
@@ -487,4 +490,5 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
             status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.rejected", actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
+    transaction.on_commit(lambda: record_decision(action="REJECT", stage="review"))
     return Decision(action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)

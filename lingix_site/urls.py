@@ -5,11 +5,13 @@ from django.urls import path, re_path
 from django.views.generic import RedirectView
 
 from api.api import api_urls, not_found
+from lingix_site.metrics_view import metrics
 
 urlpatterns = [
     # The site's front door is the review desk (which sends a visitor to its login first).
     path("", RedirectView.as_view(url="/admin/", permanent=False), name="home"),
     path("admin/", admin.site.urls),
+    path("metrics", metrics, name="metrics"),
     path("api/v1/", api_urls()),
     # Anything else under the API answers in JSON too, not with the HTML 404 page.
     re_path(r"^api/v1/(?P<rest>.*)$", not_found),
