@@ -20,7 +20,8 @@ class ReviewQueueCollector(Collector):
         oldest = GaugeMetricFamily(
             f"{PREFIX}_review_queue_oldest_age_seconds", "Age of the oldest open review item, by kind (0 when none)", labels=["kind"]
         )
-        rows = {r["kind"]: r for r in ReviewItem.objects.filter(status=ReviewStatus.OPEN).values("kind").annotate(n=Count("id"), first=Min("created_at"))}
+        open_items = ReviewItem.objects.filter(status=ReviewStatus.OPEN)
+        rows = {r["kind"]: r for r in open_items.values("kind").annotate(n=Count("id"), first=Min("created_at"))}
         now = timezone.now()
         for kind in ReviewKind.values:
             row = rows.get(kind)
