@@ -36,6 +36,7 @@ from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider
+from governance.review_log import review_log_entry
 from governance.safety import redact, scan_data, scan_text
 from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
@@ -452,6 +453,7 @@ def review_approve(
             status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer, reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.approved", actor=name, target=item, extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note})
+    review_log_entry(item=item, reviewer=reviewer, message=reasons[0])
     transaction.on_commit(lambda: record_decision(action=action or "APPROVED", stage="review"))
     return Decision(
         action=action, layer=(memory.layer if memory else item.layer) or None, memory_id=getattr(memory, "pk", None),
@@ -490,5 +492,6 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
             status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.rejected", actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
+    review_log_entry(item=item, reviewer=reviewer, message="; ".join(reasons[:2]))
     transaction.on_commit(lambda: record_decision(action="REJECT", stage="review"))
     return Decision(action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)
