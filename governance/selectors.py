@@ -9,6 +9,7 @@ from governance.constants import ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReviewItem
 from memories.constants import Layer
 from memories.exceptions import InvalidInput, NotFound
+from memories.timefmt import iso_local
 
 MAX_QUEUE = 500
 
@@ -77,6 +78,6 @@ def review_item_dict(item: ReviewItem) -> dict[str, Any]:
         "reviewer": item.reviewer_name or None,
         "note": item.note,
         "decision_correct": item.decision_correct,
-        "created_at": item.created_at.isoformat(),
-        "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+        "created_at": iso_local(item.created_at),
+        "decided_at": iso_local(item.decided_at),
     }

@@ -23,10 +23,20 @@ def iso_local(value: datetime | None) -> str | None:
     return local_time(value).isoformat() if value else None
 
 
+def _offset(local: datetime) -> str:
+    raw = local.strftime("%z")
+    return f"{raw[:3]}:{raw[3:]}"
+
+
+def zone_label() -> str:
+    """The configured zone and its current offset, e.g. Asia/Shanghai (UTC+08:00)."""
+    return f"{zone_name()} (UTC{_offset(local_time(timezone.now()))})"
+
+
 def display_local(value: datetime | None, *, seconds: bool = False) -> str:
     """For people: 2026-11-11 20:00 +08:00 (Asia/Shanghai)."""
     if not value:
         return "—"
     local = local_time(value)
     clock = local.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
-    return f"{clock} {local.strftime('%z')[:3]}:{local.strftime('%z')[3:]} ({zone_name()})"
+    return f"{clock} {_offset(local)} ({zone_name()})"

@@ -10,7 +10,7 @@ from governance.status import status_overview
 from lingix_site.bootstrap import bootstrap, login_instructions
 from lingix_site.demo import demo_load_once
 from memories.cli.base import Subcommand
-from memories.timefmt import display_local
+from memories.timefmt import display_local, zone_label
 
 
 # --- status ---------------------------------------------------------------------
@@ -47,7 +47,7 @@ def _status_render(result: dict[str, Any]) -> str:
     if result.get("expired_pending_sweep"):
         lines.append(f"expired, awaiting the next expiry run: {result['expired_pending_sweep']}")
     schedules = result.get("schedules") or []
-    lines.append(f"schedules ({len(schedules)}, times in {result.get('time_zone', '')}):")
+    lines.append(f"schedules ({len(schedules)}, times in {zone_label()}):")
     width = max((len(s["name"]) for s in schedules), default=0)
     for schedule in schedules:
         next_run = display_local(parse_datetime(schedule["next_run"])) if schedule.get("next_run") else "not planned"
