@@ -74,7 +74,19 @@ RUFF_FILES := \
 	memories/lifecycle \
 	memories/cli \
 	memories/transfer.py \
-	memories/migrations/0003_schedules.py
+	memories/migrations/0003_schedules.py \
+	memories/timefmt.py \
+	memories/metrics_registry.py \
+	memories/metrics_db.py \
+	governance/metrics_db.py \
+	governance/review_log.py \
+	api/renderer.py \
+	api/openapi_examples.py \
+	tests/site/test_metrics.py \
+	tests/site/test_cli_fresh_shell.py \
+	tests/site/test_operator_experience.py \
+	tests/governance/test_audit_trail.py \
+	tests/api/test_presentation.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

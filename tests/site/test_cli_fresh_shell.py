@@ -80,6 +80,17 @@ def test_the_settings_file_make_run_writes_makes_the_printed_commands_work(migra
     assert written.returncode == 0, written.stderr
     assert json.loads(written.stdout)["action"] in {"WRITE", "PENDING_REVIEW"}
 
+    # Every command the startup banner prints works as printed in that shell.
+    from lingix_site.bootstrap import login_instructions
+
+    banner = login_instructions({"admin_user": "admin", "admin_created": True, "demo": {"loaded": True, "imported": 0}})
+    printed = [line.split(".venv/bin/python manage.py ", 1)[1].split("  ")[0].split() for line in banner.splitlines()
+               if ".venv/bin/python manage.py " in line]
+    assert len(printed) >= 2
+    for argv in printed:
+        result = _memory(shell, *argv)
+        assert result.returncode == 0, (argv, result.stderr)
+
     # A variable set in the environment wins over the file.
     overridden = _memory({**shell, "MEMORY_LLM_PROVIDER": "gateway"}, "memory", "ingest", "x")
     assert overridden.returncode == 1 and "'gateway' is not a provider" in overridden.stderr
