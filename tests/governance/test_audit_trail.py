@@ -26,7 +26,7 @@ def _no_sampled_audit(db):
 
 @pytest.fixture
 def operator_user(db):
-    user = get_user_model().objects.create_user("wang.ops", password="x" * 12)
+    user = get_user_model().objects.create_user("wang.ops", password="x" * 12, is_staff=True)
     user.groups.add(Group.objects.get(name="operator"))
     return get_user_model().objects.get(pk=user.pk)
 
@@ -94,3 +94,16 @@ def test_policy_and_token_changes_are_audited(operator_user):
     created = AuditLog.objects.get(event_type="api_token.created", target_id=str(token.pk))
     assert created.extra_data["can_review"] is True and created.extra_data["advertisers"] == ["brand_A"]
     assert AuditLog.objects.filter(event_type="api_token.revoked", target_id=str(token.pk), actor="wang.ops").exists()
+
+
+def test_the_dashboard_lists_the_reviewers_decisions_under_recent_actions(ingest, operator_user):
+    from django.test import Client
+
+    item = review_item_get(item_id=ingest(PLATFORM_RULE, source="user", actor="token:agent-1").review_item_id)
+    client = Client()
+    client.force_login(operator_user)
+    assert "None available" in client.get("/admin/").content.decode()
+    review_reject(item=item, reviewer=operator_user, reviewer_name="wang.ops", note="用户转述，不是平台规定")
+    page = client.get("/admin/").content.decode()
+    recent = page.split('id="recent-actions-module"', 1)[1]
+    assert "None available" not in recent and f"/admin/governance/reviewitem/{item.pk}/change/" in recent
