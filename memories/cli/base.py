@@ -26,6 +26,32 @@ class Subcommand:
     needs_provider: bool = False
 
 
+def plain_text(result: dict[str, Any]) -> str:
+    """Without --json a person reads the result: one `key: value` line per field, nested
+    values flattened with dots, so no subcommand prints raw JSON by default."""
+    lines: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                if not str(key).startswith("_"):
+                    walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, dict):
+            lines.append(f"{prefix}: (none)")
+        elif isinstance(value, list):
+            scalar = all(not isinstance(v, (dict, list)) for v in value)
+            if scalar:
+                lines.append(f"{prefix}: {', '.join(str(v) for v in value) if value else '(none)'}")
+            else:
+                for index, inner in enumerate(value, start=1):
+                    walk(f"{prefix}[{index}]", inner)
+        else:
+            lines.append(f"{prefix}: {'—' if value is None else value}")
+
+    walk("", result)
+    return "\n".join(lines)
+
+
 def progress_bar(total: int, description: str) -> tqdm:
     """Progress on stderr, so `--json` output on stdout stays one clean document."""
     hidden = total < 20 or not sys.stderr.isatty() and total < 200

@@ -84,3 +84,11 @@ def test_a_server_error_keeps_its_traceback():
         record = logging.LogRecord("django.request", logging.ERROR, __file__, 1, "Internal Server Error", (), sys.exc_info())
     record.status_code = 500
     assert ClientErrorsWithoutTraceback().filter(record) and record.exc_info is not None
+
+
+def test_maintenance_output_is_text_without_json(cli, tmp_path, demo_memories):
+    code, out, _ = cli("maintain", "--task", "all")
+    assert code == 0 and "{" not in out
+    assert "expire:" in out.splitlines() and any(line.startswith("  expired: ") for line in out.splitlines())
+    code, out, _ = cli("backup", str(tmp_path / "copy.db"))
+    assert code == 0 and out.splitlines()[0] == f"backup: {tmp_path / 'copy.db'}"

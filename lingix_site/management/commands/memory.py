@@ -20,7 +20,7 @@ from lingix_site.cli import backup as backup_cli
 from lingix_site.cli import maintain as maintain_cli
 from lingix_site.cli import site as site_cli
 from memories.cli import commands as memory_cli
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, plain_text
 from memories.exceptions import DomainError
 
 # Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
@@ -29,30 +29,6 @@ SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, mai
 
 def _subcommands() -> list[Subcommand]:
     return [sub for module in SUBCOMMAND_MODULES for sub in module.COMMANDS]
-
-
-def plain_text(result: dict[str, Any]) -> str:
-    """Without --json a person reads the result: one `key: value` line per field, nested
-    values flattened with dots, so no subcommand prints raw JSON by default."""
-    lines: list[str] = []
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict) and value:
-            for key, inner in value.items():
-                if not str(key).startswith("_"):
-                    walk(f"{prefix}.{key}" if prefix else str(key), inner)
-        elif isinstance(value, list):
-            scalar = all(not isinstance(v, (dict, list)) for v in value)
-            if scalar:
-                lines.append(f"{prefix}: {', '.join(str(v) for v in value) if value else '(none)'}")
-            else:
-                for index, inner in enumerate(value, start=1):
-                    walk(f"{prefix}[{index}]", inner)
-        else:
-            lines.append(f"{prefix}: {'—' if value is None else value}")
-
-    walk("", result)
-    return "\n".join(lines)
 
 
 class _OneLineParser(argparse.ArgumentParser):
