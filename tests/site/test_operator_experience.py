@@ -86,9 +86,16 @@ def test_a_server_error_keeps_its_traceback():
     assert ClientErrorsWithoutTraceback().filter(record) and record.exc_info is not None
 
 
-def test_maintenance_output_is_text_without_json(cli, tmp_path, demo_memories):
-    code, out, _ = cli("maintain", "--task", "all")
-    assert code == 0 and "{" not in out
-    assert "expire:" in out.splitlines() and any(line.startswith("  expired: ") for line in out.splitlines())
-    code, out, _ = cli("backup", str(tmp_path / "copy.db"))
-    assert code == 0 and out.splitlines()[0] == f"backup: {tmp_path / 'copy.db'}"
+def test_subcommands_without_their_own_renderer_print_text(cli, demo_memories):
+    code, out, _ = cli("embed-backfill")
+    assert code == 0 and "{" not in out and out.splitlines()[0] == "embedded: 0"
+    code, out, _ = cli("seed-demo")
+    assert code == 0 and out.splitlines()[0] == "loaded: False"
+
+
+def test_maintain_renders_each_task_as_indented_fields():
+    from lingix_site.cli.maintain import _maintain_render
+
+    text = _maintain_render({"expire": {"expired": 3, "by_layer": {"L3": 3}, "memory_ids": [1, 2, 3]},
+                             "promote": {"outcomes": [], "by_layer": {}}})
+    assert text.splitlines() == ["expire:", "  expired: 3", "  by_layer.L3: 3", "promote:", "  outcomes: (none)", "  by_layer: (none)"]
