@@ -20,7 +20,10 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from governance.audit import audit_record
+from governance.entities.link import link_entities, schedule_llm_linking
+from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
+from governance.suggestions import suggestions_for_signal
 from memories import services as storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import get_embedder
@@ -49,6 +52,8 @@ class Proposal:
     observed_at: datetime | None = None
     expires_at: datetime | None = None
     tier: str = ""
+    # episodic/semantic when the writer knows it (reflection's consolidation); else decided here.
+    kind: str = ""
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Proposal:
@@ -76,6 +81,7 @@ class Proposal:
             data=dict(payload.get("data") or {}),
             observed_at=when(payload.get("observed_at")),
             expires_at=when(payload.get("expires_at")),
+            kind=payload.get("kind") or "",
         )
 
 
@@ -109,13 +115,19 @@ def _fields(proposal: Proposal, old: Memory | None) -> dict[str, Any]:
     if layer == Layer.L3:
         expires = proposal.expires_at or l3_expires_at(observed)
     category = proposal.category or (old.category if old else "") or proposal.trigger_type
+    data = proposal.data or (dict(old.data or {}) if old else {})
+    advertiser = old.advertiser if old is not None else proposal.advertiser
+    business_line = proposal.business_line or (old.business_line if old else "")
+    organised = organise_fields(content=proposal.content, layer=layer, advertiser=advertiser, trigger_type=proposal.trigger_type,
+                                data=data, category=category, business_line=business_line, kind=proposal.kind)
     return dict(
+        **organised.model_fields(),
         layer=layer,
         # A version chain is about one thing in one scope: the scope never moves.
-        advertiser=old.advertiser if old is not None else proposal.advertiser,
-        business_line=proposal.business_line or (old.business_line if old else ""),
+        advertiser=advertiser,
+        business_line=business_line,
         category=category[:64],
-        data=proposal.data or (dict(old.data or {}) if old else {}),
+        data=data,
         source=proposal.source,
         source_attribution=proposal.source_attribution,
         grounding=proposal.grounding,
@@ -154,6 +166,8 @@ def governed_write(
         storage.memory_store_vectors([memory], [np.asarray(vector, dtype=np.float32)], get_embedder().model_name)
     if derived_from:
         memory.derived_from.add(*derived_from)
+    category_refresh({n for n in (memory.category_node_id, old.category_node_id if old else None) if n})
+    _link_and_suggest(memory, trigger_type=proposal.trigger_type)
     if memory.layer == Layer.L1:
         _audit_l1(memory, authority=authority, change="write", extra={"supersedes": getattr(old, "pk", None), "version": memory.version})
     return memory
@@ -169,6 +183,15 @@ def _audit_l1(memory: Memory, *, authority: Authority, change: str, extra: dict[
         extra={"origin": str(authority.origin), "person": authority.person, "operator": authority.operator,
                "status": memory.status, "content": memory.content[:200], **(extra or {})},
     )
+
+
+def _link_and_suggest(memory: Memory, *, trigger_type: str) -> None:
+    """Entity links in the same transaction as the write; an L3 signal then looks for the
+    playbooks that apply to it through those links."""
+    link_entities(memory, trigger_type=trigger_type)
+    schedule_llm_linking(memory.pk, trigger_type=trigger_type)
+    if memory.layer == Layer.L3:
+        suggestions_for_signal(signal=memory)
 
 
 def governed_reinforce(*, memory: Memory, authority: Authority) -> Memory:
@@ -187,6 +210,7 @@ def governed_set_status(*, memory: Memory, status: str, authority: Authority) ->
     _check_transition(memory, authority=authority)
     before = memory.status
     memory = storage.memory_set_status(memory=memory, status=status)
+    memories_refresh_categories([memory.pk])
     if memory.layer == Layer.L1 and before != status:
         _audit_l1(memory, authority=authority, change="status", extra={"from": before, "to": status})
     return memory
@@ -203,6 +227,7 @@ def governed_lifecycle_transition(*, memory_ids: Iterable[int], from_status: str
     movable = list(candidates.values_list("id", flat=True))
     if movable:
         Memory.objects.filter(pk__in=movable, status=from_status).update(status=to_status, updated_at=at, **(extra or {}))
+        memories_refresh_categories(movable)
         for memory in Memory.objects.filter(pk__in=movable, layer=Layer.L1):
             _audit_l1(memory, authority=authority, change="status", extra={"from": from_status, "to": to_status})
     return movable
@@ -216,6 +241,16 @@ def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authori
         raise HardRuleViolation(HardRule.L3_OBSERVATION, f"L3 memory #{memory.pk} needs an expiry time")
     for name, value in changes.items():
         setattr(memory, name, value)
+    fields = [*changes.keys(), "updated_at"]
+    if "category" in changes or "business_line" in changes:
+        # A person moved it: the category tree follows the new label.
+        before = memory.category_node_id
+        memory.category_node = organise_fields(
+            content=memory.content, layer=memory.layer, advertiser=memory.advertiser, data=memory.data,
+            category=memory.category, business_line=memory.business_line, kind=memory.kind).node
+        fields.append("category_node")
     memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
-    memory.save(update_fields=[*changes.keys(), "updated_at"])
+    memory.save(update_fields=fields)
+    if "category_node" in fields:
+        category_refresh({n for n in (before, memory.category_node_id) if n})
     return memory

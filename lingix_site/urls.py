@@ -5,6 +5,7 @@ from django.urls import path, re_path
 from django.views.generic import RedirectView
 
 from api.api import api_urls, not_found
+from api.mcp_server import mcp_view
 from lingix_site.metrics_view import metrics
 
 urlpatterns = [
@@ -13,6 +14,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("metrics", metrics, name="metrics"),
     path("api/v1/", api_urls()),
+    path("mcp", mcp_view, name="mcp"),  # Model Context Protocol, streamable HTTP (api/mcp_server.py)
     # Anything else under the API answers in JSON too, not with the HTML 404 page.
     re_path(r"^api/v1/(?P<rest>.*)$", not_found),
 ]

@@ -17,6 +17,7 @@ from django.db import connection
 from memories.constants import LAYER_CODES, Status
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
+from memories.search.fts import organised_ids
 
 _NO_EXPIRY = np.inf
 _GLOBAL = -1
@@ -208,6 +209,8 @@ class VectorIndex:
             keep &= (rows.business_line == code) | (rows.business_line == 0)
         if search_filter.layers:
             keep &= np.isin(rows.layer, np.array([LAYER_CODES.index(l) for l in search_filter.layers], dtype=np.int8))
+        if search_filter.organised:
+            keep &= np.isin(rows.ids, np.array(organised_ids(search_filter), dtype=np.int64))
         return keep
 
     def search(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
