@@ -76,12 +76,27 @@ REQUEST_BODIES: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
             "value": {"note": "医药OTC 不得使用“根治”等绝对化用语，这条经验不能入库", "decision_correct": False},
         },
     },
+    ("post", "/distill"): {
+        "session": {
+            "summary": "One agent session, role-tagged",
+            "value": {
+                "session_id": "openclaw-session-20261111-brand_A",
+                "messages": [
+                    {"role": "user", "content": "brand_A 的美妆新品冷启动，前三天 ROI 只有 0.9，太低了"},
+                    {"role": "assistant", "content": "建议把人群从泛美妆收窄到 25-35 岁油皮，出价先下调 10%。"},
+                    {"role": "user", "content": "同意，就这么调，以后冷启动都先收窄人群。"},
+                ],
+                "advertiser": "brand_A",
+                "business_line": "美妆",
+            },
+        },
+    },
     ("post", "/reflect"): {
         "empty": {"summary": "No body needed", "value": {}},
     },
 }
 
-PARAMETER_EXAMPLES: dict[str, Any] = {"memory_id": 42, "item_id": 7, "limit": 20}
+PARAMETER_EXAMPLES: dict[str, Any] = {"memory_id": 42, "item_id": 7, "limit": 20, "advertiser": "brand_A"}
 
 
 def add_request_examples(schema: dict[str, Any]) -> dict[str, Any]:
