@@ -19,8 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
+from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from memories import services as storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import get_embedder

@@ -21,8 +21,10 @@ ACTOR = "reflection"
 MIN_EPISODES = 3
 MAX_PROPOSALS = 50
 
-_UP = re.compile(r"提升|提高|增长|上涨|上升|高于|超过|超出|达到|达成|翻倍|改善|\bincrease|\bimprov|\bhigher\b|\brose\b|\bgrew\b|\bbeat\b", re.IGNORECASE)
-_DOWN = re.compile(r"下降|下跌|降低|低于|未达|失败|亏损|恶化|骤降|\bdecrease|\bdrop|\blower\b|\bfell\b|\bmissed\b|\bfailed\b", re.IGNORECASE)
+_UP = re.compile(r"提升|提高|增长|上涨|上升|高于|超过|超出|达到|达成|翻倍|改善|"
+                 r"\bincrease|\bimprov|\bhigher\b|\brose\b|\bgrew\b|\bbeat\b", re.IGNORECASE | re.ASCII)
+_DOWN = re.compile(r"下降|下跌|降低|低于|未达|失败|亏损|恶化|骤降|"
+                   r"\bdecrease|\bdrop|\blower\b|\bfell\b|\bmissed\b|\bfailed\b", re.IGNORECASE | re.ASCII)
 OUTCOME_WORDS = {"up": "结果均为提升/达标", "down": "结果均为下降/未达标"}
 
 
@@ -117,7 +119,8 @@ def consolidations_propose(*, now: datetime, actor: str = ACTOR, min_episodes: i
         )
         item = review_item_create(
             kind=ReviewKind.CONSOLIDATION, event=event, memory=agreement.episodes[0], layer=Layer.L2, advertiser=agreement.advertiser,
-            reason=f"{len(source_ids)} episodes in {agreement.category_path} agree ({agreement.outcome}): keep what they show as a semantic memory?",
+            reason=(f"{len(source_ids)} episodes in {agreement.category_path} agree ({agreement.outcome}): "
+                    "keep what they show as a semantic memory?"),
             candidate=candidate, payload={"key": agreement.key, "source_ids": source_ids, "category_path": agreement.category_path},
             proposed_by=actor,
         )

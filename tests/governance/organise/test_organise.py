@@ -143,12 +143,11 @@ def test_search_filters_by_kind_and_category(cli, demo_memories):
 @pytest.mark.django_db
 def test_agreeing_episodes_become_a_semantic_proposal_linked_to_them(django_user_model):
     from governance.constants import ReviewKind, ReviewStatus
+    from governance.hard_rules import Authority
+    from governance.memory_write import Proposal, governed_write
     from governance.models import ReviewItem
     from governance.reflection import reflection_run
     from governance.services import review_approve
-
-    from governance.hard_rules import Authority
-    from governance.memory_write import Proposal, governed_write
 
     episodes = [
         ("plan_201", "brand_A 感冒药 plan_201 冷启动：前3天保守出价，第二周ROI实际达到3.3，高于目标3.0。", 3.3),
