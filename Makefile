@@ -58,6 +58,19 @@ RUFF_FILES := \
 	governance/admin/layer_policy.py \
 	governance/admin/review_compare.py \
 	governance/admin/review_decision.py \
+	governance/admin/review_flow.py \
+	governance/admin/review_verdicts.py \
+	governance/admin/review_list.py \
+	governance/admin/review_start.py \
+	governance/admin/memory_list.py \
+	governance/admin/list_cells.py \
+	governance/admin/readable.py \
+	governance/admin/reason_text.py \
+	governance/review_audit.py \
+	tests/governance/review/test_review_audit.py \
+	tests/governance/admin/test_browser_desk.py \
+	tests/governance/admin/test_reason_text.py \
+	tests/governance/admin/test_review_flow.py \
 	governance/tuning.py \
 	governance/status.py \
 	governance/providers/chat.py \

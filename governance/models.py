@@ -53,7 +53,9 @@ class MemoryEvent(models.Model):
         indexes = [models.Index(fields=["action", "created_at"], name="event_action_time_idx")]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.kind}:{self.event_type or '-'} → {self.action or self.status}"
+        # Shown as the admin page's title and breadcrumb: labels, which follow the reader's language.
+        what = f"{self.get_kind_display()} · {self.get_event_type_display()}" if self.event_type else self.get_kind_display()
+        return f"#{self.pk} {what} → {self.get_action_display() or self.get_status_display()}"
 
 
 class Trace(models.Model):

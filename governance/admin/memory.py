@@ -13,6 +13,7 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _, ngettext
 
 from governance.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
+from governance.admin.memory_list import MemoryListColumns
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
     memory_admin_edit,
@@ -28,8 +29,9 @@ from memories.selectors import memory_history
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("id", "layer", "kind", "short_content", "scope", "category_path", "status", "version", "importance", "source", "created_at")
+class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
+    list_display = ("id", "layer_code", "kind", "short_content", "scope", "category_path", "status_version", "importance_shown",
+                    "created_shown")
     list_display_links = ("id", "short_content")
     list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
@@ -40,14 +42,14 @@ class MemoryAdmin(admin.ModelAdmin):
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data", "created_at", "updated_at", "version_history", "source_events",
+        "data_shown", "created_at", "updated_at", "version_history", "source_events",
         "kind", "category_path", "abstract_line", "abstract_paragraph",
     )
     fieldsets = (
         (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
         (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
+        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data_shown")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
@@ -68,17 +70,9 @@ class MemoryAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding")
 
-    @admin.display(description=_("content"))
-    def short_content(self, obj):
-        return Truncator(obj.content).chars(70)
-
     @admin.display(description=_("category (tree)"), ordering="category_node__path")
     def category_path(self, obj):
         return obj.category_node.path if obj.category_node_id else "—"
-
-    @admin.display(description=_("scope"), ordering="advertiser")
-    def scope(self, obj):
-        return obj.advertiser or _("global")
 
     @admin.display(description=_("embedding"))
     def embedding_state(self, obj):
@@ -125,7 +119,7 @@ class MemoryAdmin(admin.ModelAdmin):
                     reverse("admin:governance_memoryevent_change", args=[e.pk]),
                     e.pk,
                     e.get_kind_display(),
-                    e.action or e.get_status_display(),
+                    e.get_action_display() or e.get_status_display(),
                     e.actor or e.get_source_display(),
                     localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
                     Truncator(e.raw_text or e.summary or "").chars(300),
