@@ -1,6 +1,7 @@
 """The category trees in a real Chromium, in Chinese: a reviewer opens them, sees each
 advertiser's tree beside the global one with counts and summaries, and follows a node to
-its memories. The screenshot lands in test-artifacts/organise_categories_zh.png."""
+its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
+organise_category_memories_zh.png."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -90,3 +91,4 @@ def test_category_trees_in_the_admin(page, live_server):
     expected = Memory.objects.filter(category_node__advertiser="brand_A", category_node__path__startswith="医药OTC").count()
     assert len(listed) == expected == node.memory_count
     assert all(("语义" in r or "情景" in r) for r in listed)
+    page.screenshot(path=str(ARTIFACTS / "organise_category_memories_zh.png"))
