@@ -179,3 +179,20 @@ def test_agreeing_episodes_become_a_semantic_proposal_linked_to_them(django_user
     assert semantic.category_node.path.startswith("医药OTC › 冷启动")
     # Consolidated episodes are not proposed again.
     assert reflection_run(actor="test")["consolidations"] == []
+
+
+@pytest.mark.django_db
+def test_a_persons_category_edit_moves_the_memory_in_the_tree(cli):
+    from governance.hard_rules import Authority, WriteOrigin
+    from governance.memory_write import governed_edit
+
+    decision = _trigger(cli, "strategy_execution", "brand_A 医药OTC冷启动计划完成三周投放，ROI目标3.0，实际3.4，因为前3天保守出价积累转化",
+                        COLD_START)
+    memory = Memory.objects.get(pk=decision["memory_id"])
+    before = memory.category_node
+    governed_edit(memory=memory, changes={"category": "美妆"},
+                  authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True))
+    memory.refresh_from_db()
+    assert memory.category_node.path.startswith("美妆 › ") and memory.category_node.advertiser == "brand_A"
+    before.refresh_from_db()
+    assert before.memory_count == 0 and memory.category_node.memory_count == 1
