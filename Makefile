@@ -96,7 +96,8 @@ RUFF_FILES := \
 	api/recall.py \
 	bench/recall_budget.py \
 	tests/governance/organise \
-	tests/api/test_organise_api.py
+	tests/api/test_organise_api.py \
+	tests/bench/test_recall_budget.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install
