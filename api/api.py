@@ -7,6 +7,7 @@ from ninja import Body, NinjaAPI, Path, Query
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
+from api.conversation import router as conversation_router
 from api.errors import install_exception_handlers
 from api.models import ApiToken
 from api.organise import router as organise_router
@@ -30,6 +31,7 @@ from api.schemas import (
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
 from api.services import api_token_check_source
+from api.suggestions import router as suggestions_router
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
@@ -59,6 +61,8 @@ api = NinjaAPI(
 )
 install_exception_handlers(api)
 api.add_router("/", organise_router)
+api.add_router("/suggestions", suggestions_router)
+api.add_router("", conversation_router)  # /distill and /memories/{id}/source
 
 COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
 

@@ -14,11 +14,13 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.entities.link import link_entities_bulk
 from governance.safety import CredentialRefused, refuse_credentials
 from governance.organise import category_node_for, category_refresh, make_abstracts, organise_fields
 from governance.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
 from memories.constants import Layer
 from memories.hashing import content_hash
+from memories.lifecycle.db import chunks
 from memories.models import PATH_SEPARATOR, Memory
 from memories.services import schedule_embedding
 from memories.transfer import parse_line
@@ -187,6 +189,10 @@ def memories_import(
                 Memory.objects.filter(pk=fields["stored_id"]).update(supersedes_id=fields["supersedes"])
             if fields["derived_from"]:
                 Memory.objects.get(pk=fields["stored_id"]).derived_from.set(fields["derived_from"])
+        # A restore brings old observations back, not new signals: no suggestions here
+        # (governance.suggestions.suggestions_for_live_signals makes them on request).
+        for chunk in chunks(created_ids, 1000):
+            link_entities_bulk(list(Memory.objects.filter(pk__in=chunk).defer("embedding")))
         if any(f["id"] is not None for _, f in to_write):
             # Explicit ids leave PostgreSQL's sequence behind; SQLite needs nothing.
             with connection.cursor() as cursor:

@@ -19,8 +19,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from governance.entities.link import link_entities, schedule_llm_linking
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
 from governance.organise import category_refresh, memories_refresh_categories, organise_fields
+from governance.suggestions import suggestions_for_signal
 from memories import services as storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import get_embedder
@@ -164,7 +166,17 @@ def governed_write(
     if derived_from:
         memory.derived_from.add(*derived_from)
     category_refresh({n for n in (memory.category_node_id, old.category_node_id if old else None) if n})
+    _link_and_suggest(memory, trigger_type=proposal.trigger_type)
     return memory
+
+
+def _link_and_suggest(memory: Memory, *, trigger_type: str) -> None:
+    """Entity links in the same transaction as the write; an L3 signal then looks for the
+    playbooks that apply to it through those links."""
+    link_entities(memory, trigger_type=trigger_type)
+    schedule_llm_linking(memory.pk, trigger_type=trigger_type)
+    if memory.layer == Layer.L3:
+        suggestions_for_signal(signal=memory)
 
 
 def governed_reinforce(*, memory: Memory, authority: Authority) -> Memory:

@@ -6,7 +6,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from memories.constants import Attribution, Grounding, Layer, MemoryKind, Source, Status, Tier
+from memories.constants import (
+    Attribution, EntityKind, Grounding, Layer, LinkOrigin, MemoryKind, RelationPredicate, Source, Status, Tier,
+)
 
 
 class Memory(models.Model):
@@ -132,3 +134,59 @@ class SearchState(models.Model):
 
     class Meta:
         verbose_name = _("search state")
+
+
+class Entity(models.Model):
+    """A named thing memories talk about: an advertiser, category, channel, plan, metric,
+    time slot or event. Names are canonical (memories.entity_vocabulary)."""
+
+    kind = models.CharField(_("kind"), max_length=16, choices=EntityKind.choices, db_index=True)
+    name = models.CharField(_("name"), max_length=128)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("entity")
+        verbose_name_plural = _("entities")
+        ordering = ["kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "name"], name="entity_kind_name_unique"),
+            models.CheckConstraint(condition=Q(kind__in=[c.value for c in EntityKind]), name="entity_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.name}"
+
+
+class MemoryEntity(models.Model):
+    """One memory names one entity; the entity arm of search reads these links."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="entity_links", verbose_name=_("memory"))
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="memory_links", verbose_name=_("entity"))
+    origin = models.CharField(_("origin"), max_length=8, choices=LinkOrigin.choices, default=LinkOrigin.OFFLINE)
+
+    class Meta:
+        verbose_name = _("entity link")
+        verbose_name_plural = _("entity links")
+        constraints = [models.UniqueConstraint(fields=["memory", "entity"], name="memory_entity_unique")]
+        indexes = [models.Index(fields=["entity", "memory"], name="memory_entity_by_entity_idx")]
+
+
+class Relation(models.Model):
+    """(subject, predicate, object) as one memory states it."""
+
+    subject = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="relations_out", verbose_name=_("subject"))
+    predicate = models.CharField(_("predicate"), max_length=16, choices=RelationPredicate.choices)
+    object = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="relations_in", verbose_name=_("object"))
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations", verbose_name=_("memory"))
+    origin = models.CharField(_("origin"), max_length=8, choices=LinkOrigin.choices, default=LinkOrigin.OFFLINE)
+
+    class Meta:
+        verbose_name = _("relation")
+        verbose_name_plural = _("relations")
+        constraints = [
+            models.UniqueConstraint(fields=["subject", "predicate", "object", "memory"], name="relation_unique"),
+            models.CheckConstraint(condition=Q(predicate__in=[c.value for c in RelationPredicate]), name="relation_predicate_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"({self.subject.name}, {self.predicate}, {self.object.name}) #{self.memory_id}"

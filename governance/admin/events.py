@@ -33,12 +33,12 @@ class TraceInline(admin.TabularInline):
 class MemoryEventAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "event_type", "source", "advertiser", "action", "decided_layer", "memory_link", "provider", "created_at")
     list_filter = ("action", "kind", "event_type", "source", "decided_layer", "provider")
-    search_fields = ("raw_text", "summary", "advertiser", "actor")
+    search_fields = ("raw_text", "summary", "advertiser", "actor", "session_id")
     date_hierarchy = "created_at"
     list_select_related = ("memory",)
     fieldsets = (
         (None, {"fields": ("kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
-        (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key")}),
+        (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key", "session_id", "source_turns")}),
         (_("Decision"), {"fields": (
             "status", "action", "decided_layer", "reasons_shown", "memory_link", "provider", "created_at", "decided_at",
         )}),
@@ -47,7 +47,7 @@ class MemoryEventAdmin(ReadOnlyAdmin):
     readonly_fields = (
         "kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer", "raw_text", "summary",
         "data_shown", "idempotency_key", "status", "action", "decided_layer", "reasons_shown", "memory_link", "provider", "created_at",
-        "decided_at", "timeline",
+        "decided_at", "timeline", "session_id", "source_turns",
     )
 
     @admin.display(description=_("memory"))

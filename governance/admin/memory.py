@@ -10,8 +10,10 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
-from django.utils.translation import gettext_lazy as _, ngettext
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
+from governance.admin.entities import memory_entities
 from governance.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
 from governance.admin.memory_list import MemoryListColumns
 from governance.admin_edits import (
@@ -22,6 +24,7 @@ from governance.admin_edits import (
     memory_can_change,
 )
 from governance.models import MemoryEvent
+from governance.selectors import memory_source
 from memories.constants import MemoryKind, Status
 from memories.exceptions import DomainError
 from memories.models import Memory
@@ -42,17 +45,23 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data_shown", "created_at", "updated_at", "version_history", "source_events",
+        "data_shown", "created_at", "updated_at", "version_history", "source_events", "source_turns", "entities",
         "kind", "category_path", "abstract_line", "abstract_paragraph",
     )
     fieldsets = (
         (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
         (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data_shown")}),
+        (_("Entities"), {"fields": ("entities",)}),
+        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns",
+                                      "data_shown")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
+
+    @admin.display(description=_("entities"))
+    def entities(self, obj):
+        return memory_entities(obj)
 
     # New memories come in through the funnel or a trusted import, never a bare form, and
     # nothing is deleted: archiving keeps the trail.
@@ -136,6 +145,19 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
                 for e in events
             ),
         )
+
+    @admin.display(description=_("source turns"))
+    def source_turns(self, obj):
+        source = memory_source(memory=obj)
+        if not source["turns"]:
+            return _("not from a conversation")
+        session = source["session_id"] or _("(no session id)")
+        rows = format_html_join(
+            "", '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
+            ((t["index"], t["role"], t["content"]) for t in source["turns"]),
+        )
+        return format_html('<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
+                           _("session"), session, _("event"), source["event_id"], rows)
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}

@@ -9,6 +9,7 @@ from governance.admin.list_cells import zone_label
 from governance.admin.reason_text import choice
 from governance.admin.review_start import review_start
 from governance.constants import ReviewKind
+from governance.selectors import suggestion_dict, suggestions_open
 from governance.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
 from memories.constants import Status
 
@@ -37,6 +38,7 @@ def lingix_dashboard(context):
         "queue_url": "admin:governance_reviewitem_changelist",
         "guard_rows": metric_rows(data["metrics"]["guard"]),
         "guardrail_rows": metric_rows(data["metrics"]["guardrail"]),
+        "suggestions": [suggestion_dict(s) for s in suggestions_open(limit=6)],
     }
 
 
