@@ -111,6 +111,9 @@ def test_maintain_organise_backfills_older_memories(cli, make_memory):
     first, second = (Memory.objects.select_related("category_node").get(pk=m.pk) for m in older)
     assert first.kind == MemoryKind.EPISODIC and first.category_node.path == "医药OTC › 日常投放 › 人群定向"
     assert second.kind == MemoryKind.SEMANTIC and second.category_node.advertiser is None
+    # Entity links come with it: the ROI result names brand_A and ROI.
+    assert result["organise"]["entities"]["examined"] == 2
+    assert {link.entity.name for link in first.entity_links.select_related("entity")} >= {"brand_A", "ROI"}
     code, again, _ = cli("maintain", "--task", "organise", "--json")
     assert code == 0 and again["organise"]["organised"] == 0
 
