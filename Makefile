@@ -25,6 +25,7 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 run: migrate
+	$(PY) -m lingix_site.envfile write
 	LINGIX_HOST=$(HOST) LINGIX_PORT=$(PORT) $(PY) manage.py memory bootstrap
 	@$(PY) manage.py qcluster & QPID=$$!; \
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
@@ -126,7 +127,19 @@ RUFF_FILES := \
 	tests/governance/organise \
 	tests/api/test_organise_api.py \
 	tests/bench/test_recall_budget.py \
-	tests/plugin/e2e_slot.py
+	tests/plugin/e2e_slot.py \
+	memories/timefmt.py \
+	memories/metrics_registry.py \
+	memories/metrics_db.py \
+	governance/metrics_db.py \
+	governance/review_log.py \
+	api/renderer.py \
+	api/openapi_examples.py \
+	tests/site/test_metrics.py \
+	tests/site/test_cli_fresh_shell.py \
+	tests/site/test_operator_experience.py \
+	tests/governance/test_audit_trail.py \
+	tests/api/test_presentation.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install
