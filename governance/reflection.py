@@ -34,6 +34,7 @@ from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
 from memories.search.tokens import text_tokens
+from memories.timefmt import iso_local
 
 ACTOR = "reflection"
 
@@ -145,7 +146,7 @@ def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any
             "advertiser": memory.advertiser,
             "content": memory.content[:200],
             "importance": memory.importance,
-            "last_accessed_at": memory.last_accessed_at.isoformat() if memory.last_accessed_at else None,
+            "last_accessed_at": iso_local(memory.last_accessed_at),
             "idle_days": round(retention.idle_days, 1),
             "retention": round(retention.score, 4),
         })
@@ -302,6 +303,9 @@ def reflect(
     rejects = find_repeated_rejects(now=now, config=config)
 
     def store() -> ReflectionReport:
+        from governance.organise.consolidate import consolidations_propose
+
+        consolidations = consolidations_propose(now=now)
         created = _open_review_items(
             [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions]
             + [("repeated_reject", f) for f in rejects],
@@ -309,21 +313,23 @@ def reflect(
             window_days=config.window_days,
         )
         counts = {"stale": len(stale), "contradictions": len(contradictions), "repeated_rejects": len(rejects)}
+        created += [c["review_item_id"] for c in consolidations if c["status"] == "proposed"]
         summary = (
             f"{counts['stale']} stale, {counts['contradictions']} contradictions, "
             f"{counts['repeated_rejects']} repeated-reject patterns over {config.window_days} days; "
             f"{len(created)} new review items"
-        )
+        ) + (f"; {len(consolidations)} semantic consolidations proposed or waiting" if consolidations else "")
         # Findings quote memories and rejected events; anything that slipped into them by a
         # path outside the funnel must not be copied once more into the report.
         findings, _ = scan_data({
-            "as_of": now.isoformat(),
+            "as_of": iso_local(now),
             "run_by": actor,
             "counts": counts,
             "review_items_created": created,
             "stale": stale,
             "contradictions": contradictions,
             "repeated_rejects": rejects,
+            "consolidations": consolidations,
         })
         return ReflectionReport.objects.create(created_at=now, window_days=config.window_days, summary=summary, findings=findings)
 
@@ -333,7 +339,7 @@ def reflect(
 def reflection_report_dict(report: ReflectionReport) -> dict[str, Any]:
     return {
         "report_id": report.pk,
-        "created_at": report.created_at.isoformat(),
+        "created_at": iso_local(report.created_at),
         "window_days": report.window_days,
         "summary": report.summary,
         **report.findings,

@@ -1,11 +1,10 @@
 """maintain, reflect: run the scheduled jobs once, now."""
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, plain_text
 
 TASKS = ("expire", "promote", "evict", "backfill", "organise", "snapshot")
 
@@ -81,7 +80,8 @@ def _maintain_render(result: dict[str, Any]) -> str:
     lines = []
     for name, outcome in result.items():
         shown = {k: v for k, v in outcome.items() if k != "memory_ids"}
-        lines.append(f"{name}: {json.dumps(shown, ensure_ascii=False, default=str)}")
+        lines.append(f"{name}:")
+        lines.extend(f"  {line}" for line in plain_text(shown).splitlines())
     return "\n".join(lines)
 
 
@@ -106,6 +106,9 @@ def _reflect_render(result: dict[str, Any]) -> str:
         lines.append(f"  contradiction #{finding['memory_id']} ↔ #{finding['related_memory_id']} ({finding['type']}: {finding['detail']})")
     for finding in result.get("repeated_rejects", []):
         lines.append(f"  repeated reject by {finding['actor']} ×{finding['count']}: {finding.get('text') or finding.get('reason')}")
+    for finding in result.get("consolidations", []):
+        where = f"review item #{finding['review_item_id']}" if finding.get("review_item_id") else finding["status"]
+        lines.append(f"  consolidation of #{', #'.join(map(str, finding['source_ids']))} → semantic ({where})")
     return "\n".join(lines)
 
 
