@@ -116,6 +116,19 @@ RUFF_FILES := \
 	memories/cli \
 	memories/transfer.py \
 	memories/migrations/0003_schedules.py \
+	memories/search/query.py \
+	memories/search/deep.py \
+	memories/search/synonyms.py \
+	governance/search_hooks.py \
+	bench/zh_adops.py \
+	bench/data/zh_adops_build.py \
+	bench/embed_cache.py \
+	bench/store_cache.py \
+	bench/ranking_variants.py \
+	tests/memories/test_query_handling.py \
+	tests/memories/test_deep_search.py \
+	tests/governance/test_deep_search_gateway.py \
+	tests/api/test_search_modes.py \
 	governance/organise \
 	governance/admin/categories.py \
 	governance/migrations/0004_category_view_permission.py \

@@ -85,20 +85,29 @@ def search(request, payload: SearchIn):
     from memories.selectors import memory_search
 
     advertisers = scope_for(_token(request), payload.advertiser)
+    scope = {
+        "advertisers": advertisers,
+        "business_line": payload.business_line,
+        "layers": tuple(payload.layers) if payload.layers else None,
+        "top_k": payload.top_k,
+        "kinds": (payload.kind,) if payload.kind else None,
+        "category": payload.category,
+    }
+    deep = None
     with token_slot(_token(request)):
-        response = memory_search(
-            query=payload.query,
-            advertisers=advertisers,
-            business_line=payload.business_line,
-            layers=tuple(payload.layers) if payload.layers else None,
-            top_k=payload.top_k,
-            kinds=(payload.kind,) if payload.kind else None,
-            category=payload.category,
-        )
+        if payload.mode == "deep":
+            from memories.search.deep import deep_search
+
+            response = deep_search(query=payload.query, **scope)
+            deep = response.deep
+        else:
+            response = memory_search(query=payload.query, **scope)
     return {
         "query": payload.query,
         "results": [{**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results],
         "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
+        "mode": payload.mode,
+        "deep": deep,
         **_query_cut(response),
     }
 

@@ -119,12 +119,19 @@ class SearchIn(StrictIn):
     kind: MemoryKindCode | None = Field(None, description="episodic (what happened) or semantic (what holds)")
     category: Annotated[str, Field(min_length=1, max_length=255)] | None = Field(
         None, description="a category path and its subtree, e.g. 医药OTC › 冷启动 (also 医药OTC/冷启动)")
+    mode: Literal["fast", "deep"] = Field(
+        "fast", description="fast: one hybrid ranking; deep: sub-queries fused and reranked (slower, better recall)"
+    )
 
 
 class SearchOut(Schema):
     query: str
     results: list[SearchHitOut]
     timing_ms: dict[str, float]
+    mode: Literal["fast", "deep"] = "fast"
+    deep: dict[str, Any] | None = Field(
+        None, description="deep mode only: subqueries, rewriter, reranker, their timings, and fallback (a reason) when it answered fast"
+    )
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
 

@@ -153,6 +153,8 @@ MEMORY_LLM_MAX_RETRIES = int(os.environ.get("MEMORY_LLM_MAX_RETRIES", "2"))
 # Entity extraction by the gateway model after each write (one more chat call per write);
 # off by default, and only with the openai provider. Offline extraction always runs.
 MEMORY_ENTITIES_LLM = os.environ.get("MEMORY_ENTITIES_LLM", "").strip().lower() in {"1", "true", "yes", "on"}
+# Deep search's rewrite and rerank calls: one attempt each, then the fast result.
+MEMORY_DEEP_TIMEOUT = float(os.environ.get("MEMORY_DEEP_TIMEOUT", "8"))
 
 MEMORY_EMBEDDING_PROVIDER = os.environ.get("MEMORY_EMBEDDING_PROVIDER", "local").strip().lower()
 MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embedding-3-small")

@@ -15,7 +15,11 @@ def _search_args(parser) -> None:
     parser.add_argument("--business-line", help="restrict to one business line (global rules always apply)")
     parser.add_argument("--layer", help="comma-separated layers, e.g. L1,L2")
     parser.add_argument("--top-k", type=int, default=5, help="how many results (1-50, default 5)")
-    parser.add_argument("--mode", choices=["hybrid", "keyword", "vector"], default="hybrid", help="ranking mode (default hybrid)")
+    parser.add_argument(
+        "--mode", choices=["hybrid", "fast", "keyword", "vector", "deep"], default="hybrid",
+        help="hybrid (= fast, the default), keyword or vector alone, or deep: the query rewritten into sub-queries, "
+        "their results fused and reranked (by the gateway model when one is configured, else offline rules)",
+    )
     parser.add_argument("--explain", action="store_true", help="show each result's component scores")
     parser.add_argument("--kind", help="episodic (what happened), semantic (what holds), or both comma-separated")
     parser.add_argument("--category", help="a category path and everything under it, e.g. '医药OTC › 冷启动' or 医药OTC/冷启动")
@@ -40,17 +44,25 @@ def _search_run(args) -> dict[str, Any]:
         raise CliError("the query is empty; give the words to look for, e.g. memory search \"双11 出价\"")
     if not 1 <= args.top_k <= MAX_TOP_K:
         raise CliError(f"--top-k must be between 1 and {MAX_TOP_K}")
-    response = memory_search(
-        query=args.query,
-        advertisers=None if args.advertiser is None else (args.advertiser,),
-        business_line=args.business_line,
-        layers=parse_layers(args.layer),
-        top_k=args.top_k,
-        mode=args.mode,
-        kinds=_parse_kinds(args.kind),
-        category=args.category,
-    )
+    scope = {
+        "advertisers": None if args.advertiser is None else (args.advertiser,),
+        "business_line": args.business_line,
+        "layers": parse_layers(args.layer),
+        "top_k": args.top_k,
+        "kinds": _parse_kinds(args.kind),
+        "category": args.category,
+    }
+    if args.mode == "deep":
+        from memories.search.deep import deep_search
+
+        response = deep_search(query=args.query, **scope)
+        extra = {"mode": "deep", "deep": response.deep}
+    else:
+        mode = "hybrid" if args.mode == "fast" else args.mode
+        response = memory_search(query=args.query, mode=mode, **scope)
+        extra = {"mode": mode}
     return {
+        **extra,
         "query": args.query,
         "results": [
             {**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results
@@ -64,6 +76,9 @@ def _search_render(result: dict[str, Any]) -> str:
     if not result["results"]:
         return "no matching memories"
     lines = []
+    deep = result.get("deep") or {}
+    if deep.get("fallback"):
+        lines.append(f"(deep mode fell back to the fast result: {deep['fallback']})")
     for i, r in enumerate(result["results"], start=1):
         scope = r["advertiser"] or "global"
         kind = f"·{r['kind']}" if r.get("kind") else ""

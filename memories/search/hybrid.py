@@ -13,6 +13,7 @@ from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
 from memories.search.entities import entity_candidates
+from memories.search.query import QueryLanguage, prepare_query
 
 Mode = Literal["hybrid", "keyword", "vector"]
 
@@ -24,15 +25,32 @@ class RankingConfig:
     # fusion (weights still scale each list's 1/(rrf_k + rank) contribution).
     fusion: str = "weighted"
     rrf_k: int = 60
-    vector_weight: float = 0.7
-    keyword_weight: float = 0.3
+    # Keyword-leaning in both languages: measured on LoCoMo (English) and on the Chinese
+    # ad-ops set (bench.zh_adops), 0.3/0.7 beat 0.7/0.3 on both; see the issue-14 note.
+    vector_weight: float = 0.3
+    keyword_weight: float = 0.7
     # Importance scales the fused score by up to ±importance_weight/2 around importance 5.
     importance_weight: float = 0.1
     # Half-life for the recency factor, in days; applied gently so old rules still win on relevance.
     recency_half_life_days: float = 60.0
     recency_weight: float = 0.05
     mmr_lambda: float = 0.85
-    mmr_duplicate_cosine: float = 0.97
+    # Above this cosine a candidate counts as a restatement and is never returned. Off
+    # (above 1): the write funnel already rejects duplicates, so near-identical stored notes
+    # are different facts (the same tactic on two channels); cutting them cost recall on
+    # both benchmarks.
+    mmr_duplicate_cosine: float = 1.01
+    # Query handling (memories.search.query): the keyword arm reads the question without
+    # its question words; a Chinese query may fuse with its own weights (None: the above).
+    strip_questions: bool = True
+    zh_vector_weight: float | None = None
+    zh_keyword_weight: float | None = None
+
+    def weights_for(self, language: str) -> tuple[float, float]:
+        """(vector, keyword) fusion weights for a query in `language`."""
+        if language == QueryLanguage.CHINESE and self.zh_vector_weight is not None and self.zh_keyword_weight is not None:
+            return self.zh_vector_weight, self.zh_keyword_weight
+        return self.vector_weight, self.keyword_weight
     # Memories linked to an entity the query names (memories.search.entities); 0 turns the arm off.
     entity_weight: float = 0.15
 
@@ -84,12 +102,14 @@ def hybrid_search(
     query_vector = None
     fitted = None
     backend = get_search_backend()
+    prepared = prepare_query(query, strip_questions=config.strip_questions)
+    vector_weight, keyword_weight = config.weights_for(prepared.language)
     if mode in ("hybrid", "keyword"):
-        keyword = dict(backend.keyword_candidates(query, search_filter, config.candidates))
+        keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         embedder = get_embedder()
-        fitted = embedder.fit_query(query)
+        fitted = embedder.fit_query(prepared.vector_text)
         query_vector = embedder.embed_query(fitted.text)
         embed_ms = (time.perf_counter() - t0) * 1000
         vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
@@ -129,11 +149,11 @@ def hybrid_search(
         elif config.fusion == "rrf":
             fused = sum(
                 weight / (config.rrf_k + ranks[mid] + 1)
-                for weight, ranks in ((config.vector_weight, vector_rank), (config.keyword_weight, keyword_rank))
+                for weight, ranks in ((vector_weight, vector_rank), (keyword_weight, keyword_rank))
                 if mid in ranks
             ) * (config.rrf_k + 1)
         else:
-            fused = config.vector_weight * cosine_norm.get(mid, 0.0) + config.keyword_weight * keyword_norm.get(mid, 0.0)
+            fused = vector_weight * cosine_norm.get(mid, 0.0) + keyword_weight * keyword_norm.get(mid, 0.0)
         if mid in entity:
             fused += config.entity_weight * entity[mid]
         importance, created = metadata[mid]

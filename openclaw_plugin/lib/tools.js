@@ -70,10 +70,15 @@ export function buildTools({ client, config }) {
           advertiser: { type: "string", description: "Advertiser code; defaults to the plugin's configured advertiser." },
           layers: { type: "array", items: { type: "string", enum: LAYERS }, description: "Restrict to layers: L1 rules, L2 strategies, L3 real-time, L4 templates." },
           top_k: { type: "integer", minimum: 1, maximum: 50, description: "How many results (default 5)." },
+          mode: {
+            type: "string",
+            enum: ["fast", "deep"],
+            description: "fast (default) or deep: the query is rewritten into sub-queries and the results reranked; slower, finds more when the wording differs.",
+          },
         },
       },
       async execute(_toolCallId, params = {}, signal) {
-        const body = optional(withAdvertiser({ query: params.query }, params, config), params, ["layers", "top_k"]);
+        const body = optional(withAdvertiser({ query: params.query }, params, config), params, ["layers", "top_k", "mode"]);
         const answer = await client.search(body, { signal });
         const rows = answer.results || [];
         const text = rows.length
@@ -81,7 +86,8 @@ export function buildTools({ client, config }) {
               .map((r, i) => `${i + 1}. [${r.layer} · ${r.advertiser || "global"} · #${r.id} · score ${Number(r.score).toFixed(2)}] ${oneLine(r.content)}`)
               .join("\n")
           : `No memory matches "${oneLine(params.query, 80)}".`;
-        return result(text, { query: params.query, count: rows.length, results: rows });
+        const fallback = answer.deep && answer.deep.fallback ? `\n(deep search fell back to fast results: ${answer.deep.fallback})` : "";
+        return result(text + fallback, { query: params.query, count: rows.length, results: rows, mode: answer.mode || "fast", deep: answer.deep || null });
       },
     },
     {

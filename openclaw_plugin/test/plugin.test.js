@@ -145,6 +145,17 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     assert.ok(!("status" in result.details));
   });
 
+  test("deep search through the tool: the API's modes, scoped results, what it did", async () => {
+    const spec = await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json();
+    const api = load();
+    const tool = api.tools.get("lingix_memory_search");
+    assert.deepEqual(tool.parameters.properties.mode.enum, spec.components.schemas.SearchIn.properties.mode.enum);
+    const result = await tool.execute("t2", { query: "冷启动期怎么调出价？", top_k: 10, mode: "deep" });
+    assert.equal(result.details.mode, "deep");
+    assert.ok(result.details.deep && result.details.deep.subqueries.length >= 1);
+    for (const row of result.details.results) assert.ok(row.advertiser === "brand_A" || row.advertiser === null, row.advertiser);
+  });
+
   test("API refusals become readable tool errors", async () => {
     const api = load();
     await assert.rejects(

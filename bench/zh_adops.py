@@ -1,0 +1,198 @@
+"""Chinese ad-ops retrieval through the real stack: recall@5, recall@10 and MRR.
+
+The set (bench/data/zh_adops_retrieval.json, built by bench/data/zh_adops_build.py) holds
+ad-ops notes of eight advertisers plus global rules and labelled queries: paraphrases, two
+short terms (出价, 预算, 大促), Chinese mixed with English, queries answered by a global rule
+inside an advertiser's scope, operator-view queries and queries that name a month only the
+memory's event time carries. Memories are imported through governance.imports with their
+event time as created_at and embedded by the configured embedder; each query is searched
+with memory_search in the scope it names (that advertiser plus global memories, or every
+memory when it names none).
+
+    python -m bench.zh_adops --json [--modes keyword,vector,hybrid,deep]
+        [--no-dates] [--ranking JSON] [--variants JSON]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bench._common import Progress, emit, setup_throwaway_django
+from bench.ranking_variants import parse_variants, ranking_with
+
+DATA = Path(__file__).resolve().parent / "data" / "zh_adops_retrieval.json"
+MODES = ("keyword", "vector", "hybrid", "deep")
+KS = (5, 10)
+
+
+def dated_content(content: str, created_at: str) -> str:
+    """The memory's event date written into its text, the way an importer that knows when
+    a note was observed writes it."""
+    when = datetime.fromisoformat(created_at)
+    return f"（{when.year}年{when.month}月{when.day}日）{content}"
+
+
+def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress, reuse: bool = True) -> dict[int, str]:
+    from governance.imports import memories_import
+    from memories.models import Memory
+    from memories.services import embed_backfill
+
+    lines = [
+        json.dumps(
+            {
+                "layer": m["layer"],
+                "content": dated_content(m["content"], m["created_at"]) if dates else m["content"],
+                "advertiser": m["advertiser"],
+                "category": "",
+                "source": "human",
+                "importance": 5,
+                "created_at": m["created_at"],
+                "data": {"key": m["key"]},
+            },
+            ensure_ascii=False,
+        )
+        for m in memories
+    ]
+    def build() -> None:
+        progress(f"importing {len(lines)} memories")
+        report = memories_import(lines=lines, actor="bench.zh_adops", embed=False, label="zh_adops")
+        if report.errors:
+            raise SystemExit(f"bench.zh_adops: error: import failed: {report.errors[:3]}")
+        progress("embedding")
+        embed_backfill(batch_size=64)
+
+    if reuse:
+        from bench.store_cache import restore_or_build
+
+        restore_or_build("zh_adops", lines, build, progress)
+    else:
+        build()
+    return {pk: data["key"] for pk, data in Memory.objects.values_list("id", "data")}
+
+
+def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
+    from memories.selectors import memory_search
+
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    latency: list[float] = []
+    fallbacks = 0
+    for q in queries:
+        scope = (q["advertiser"],) if q["advertiser"] else None
+        started = time.perf_counter()
+        if mode == "deep":
+            from memories.search.deep import deep_search
+
+            response = deep_search(query=q["query"], advertisers=scope, top_k=max(KS), record_access=False, config=config)
+            fallbacks += 1 if response.deep.get("fallback") else 0
+        else:
+            response = memory_search(query=q["query"], advertisers=scope, top_k=max(KS), mode=mode, record_access=False, config=config)
+        latency.append((time.perf_counter() - started) * 1000)
+        ranked = [key_of.get(r.memory.pk) for r in response.results]
+        gold = set(q["gold"])
+        first = next((i for i, key in enumerate(ranked) if key in gold), None)
+        for bucket in ("overall", q["kind"]):
+            row = sums[bucket]
+            row["questions"] += 1
+            for k in KS:
+                row[f"recall@{k}"] += len(gold & set(ranked[:k])) / len(gold)
+            row["mrr"] += 0.0 if first is None else 1.0 / (first + 1)
+
+    def finish(row: dict[str, float]) -> dict[str, float]:
+        count = row["questions"] or 1
+        out = {key: round(value / count, 4) for key, value in row.items() if key != "questions"}
+        out["questions"] = int(row["questions"])
+        return out
+
+    from bench._common import percentile
+
+    return {
+        "overall": finish(sums["overall"]),
+        "by_kind": {kind: finish(row) for kind, row in sorted(sums.items()) if kind != "overall"},
+        "latency_ms": {"p50": round(percentile(latency, 50), 2), "p95": round(percentile(latency, 95), 2)},
+        **({"fallbacks": fallbacks} if mode == "deep" else {}),
+    }
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = [f"Chinese ad-ops retrieval: {doc['queries']} queries over {doc['memories']} memories (dates in text: {doc['dates']})"]
+    lines.append(f"{'variant':14} {'mode':8} {'scope':12} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'p50ms':>7} {'n':>4}")
+    for variant, modes in doc["results"].items():
+        for mode, result in modes.items():
+            for scope, row in [("overall", result["overall"]), *result["by_kind"].items()]:
+                lines.append(
+                    f"{variant:14} {mode:8} {scope:12} {row['recall@5']:6.3f} {row['recall@10']:6.3f} {row['mrr']:6.3f} "
+                    f"{result['latency_ms']['p50'] if scope == 'overall' else '':>7} {row['questions']:4d}"
+                )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.zh_adops", description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--data", type=Path, default=DATA, help=f"the labelled set (default {DATA})")
+    parser.add_argument("--modes", default="keyword,vector,hybrid,deep", help="comma-separated subset of " + ",".join(MODES))
+    parser.add_argument("--dates", action="store_true", help="write each memory's event date into its text (the default)")
+    parser.add_argument("--no-dates", action="store_true", help="leave the event date out of each memory's text")
+    parser.add_argument("--ranking", default=None, help='RankingConfig overrides as JSON, e.g. \'{"strip_questions": false}\'')
+    parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for variants after the first")
+    parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
+    parser.add_argument("--no-store-cache", action="store_true", help="import afresh (default: reuse an identical imported store)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if not modes or any(m not in MODES for m in modes):
+        sys.stderr.write(f"bench.zh_adops: error: --modes takes {', '.join(MODES)}\n")
+        return 2
+    try:
+        doc_in = json.loads(args.data.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"bench.zh_adops: error: {exc}\n")
+        return 2
+    progress = Progress(args.quiet)
+    started = time.perf_counter()
+    setup_throwaway_django("zh-adops")
+    try:
+        variants = parse_variants(args.ranking, args.variants)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.zh_adops: error: {exc}\n")
+        return 2
+    if not args.no_embed_cache:
+        from bench import embed_cache
+
+        embed_cache.install()
+    dates = not args.no_dates
+    key_of = build_store(doc_in["memories"], dates, progress, reuse=not args.no_store_cache)
+    results: dict[str, Any] = {}
+    for index, (name, overrides) in enumerate(variants.items()):
+        config = ranking_with(overrides)
+        results[name] = {}
+        # The single arms do not move with fusion settings: later variants rank only these.
+        chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
+        for mode in chosen:
+            results[name][mode] = evaluate(doc_in["queries"], key_of, mode, config)
+            progress(f"{name} {mode}: recall@10 {results[name][mode]['overall']['recall@10']}")
+    from memories.embeddings import get_embedder
+
+    doc = {
+        "memories": len(doc_in["memories"]),
+        "queries": len(doc_in["queries"]),
+        "dates": dates,
+        "results": results,
+        "variants": variants,
+        "embedder": get_embedder().model_name,
+        "timing_s": round(time.perf_counter() - started, 1),
+    }
+    emit(doc, args.json, render)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

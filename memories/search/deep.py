@@ -1,0 +1,247 @@
+"""Deep search: rewrite the query into several sub-queries, search each, fuse, rerank.
+
+The fast path (memories.selectors.memory_search) answers one query with one hybrid
+ranking. Deep mode spends more time for recall: a question asked with other words than the
+memory's (竞价 for 出价, RED for 小红书, a question for a statement) gets a sub-query that
+uses them, the sub-queries' rankings are fused by reciprocal rank, and the fused candidates
+are reranked.
+
+Who rewrites and reranks is injected: `DeepHooks` carries the two callables. This module
+ships the deterministic offline pair (synonym and entity expansion from the ad-ops table,
+question to statement; a feature rerank). A model-backed pair lives above memories (the LLM
+client belongs to governance, which memories may not import): governance registers a
+factory with `register_hooks_factory` at startup, and callers may pass hooks explicitly.
+When a hook fails (timeout, malformed answer, gateway down) deep mode answers with the fast
+result and says so in `deep["fallback"]`; it never fails a search the fast path can answer.
+"""
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memories.search.hybrid import DEFAULT_RANKING, RankingConfig
+from memories.search.query import keyword_text, query_language
+from memories.search.synonyms import expand_terms
+from memories.search.tokens import query_tokens, text_tokens
+
+
+class DeepHookFailure(Exception):
+    """A rewrite or rerank hook could not answer; `reason` is short and safe to return
+    (timeout, malformed, unavailable), never the model's text or a key."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Candidate:
+    memory_id: int
+    content: str
+    score: float
+
+
+Rewriter = Callable[[str], list[str]]
+Reranker = Callable[[str, list[Candidate]], list[int]]
+
+
+@dataclass(frozen=True)
+class DeepHooks:
+    name: str
+    rewrite: Rewriter
+    rerank: Reranker
+
+
+@dataclass
+class DeepResponse:
+    results: list[Any]
+    embed_ms: float
+    search_ms: float
+    query_truncated: bool = False
+    query_chars_embedded: int = 0
+    deep: dict[str, Any] = field(default_factory=dict)
+
+
+# How many sub-queries are searched at most (the original included), how deep each list
+# is read, and how many fused candidates are reranked.
+MAX_SUBQUERIES = 4
+SUBQUERY_DEPTH = 30
+RERANK_POOL = 30
+RRF_K = 20
+# The original question counts more than any rewrite of it.
+ORIGINAL_WEIGHT = 1.5
+# The original's keyword-only and vector-only rankings join the fusion at this weight:
+# a memory one arm ranks first can sink in the fused list when the other arm misses it.
+SINGLE_ARM_WEIGHT = 0.5
+
+_EN_LEAD = re.compile(
+    r"^\s*(?:what|when|where|who|whom|which|how|why)\b(?:\s+(?:kind|type|sort)\s+of)?"
+    r"(?:\s+(?:did|does|do|is|are|was|were|has|have|had|would|could|can|will|should|might))?\s+",
+    re.IGNORECASE,
+)
+
+_hooks_factory: Callable[[], DeepHooks | None] | None = None
+
+
+def register_hooks_factory(factory: Callable[[], DeepHooks | None] | None) -> None:
+    """Let a higher layer supply model-backed hooks (called per deep search; returning None
+    means: use the offline pair). Passing None removes the factory."""
+    global _hooks_factory
+    _hooks_factory = factory
+
+
+def question_to_statement(query: str) -> str:
+    """'When did Caroline go to the support group?' → 'Caroline go to the support group';
+    a Chinese question loses its question words (memories.search.query.keyword_text)."""
+    text = query.strip().rstrip("?？")
+    if query_language(text) == "zh":
+        return keyword_text(text)
+    return _EN_LEAD.sub("", text, count=1).strip() or text
+
+
+def offline_rewrite(query: str) -> list[str]:
+    """The original, its statement form, and the query with every ad-ops term's other names
+    appended (出价 → 竞价 调价 bid …, RED → 小红书 聚光 …)."""
+    out = [query, question_to_statement(query)]
+    synonyms = expand_terms(query)
+    if synonyms:
+        out.append(f"{question_to_statement(query)} {' '.join(synonyms)}")
+    return out
+
+
+def _token_set(text: str) -> set[str]:
+    return set(text_tokens(text.lower()))
+
+
+def feature_rerank(query: str, candidates: list[Candidate]) -> list[int]:
+    """Order by the fused score, lifted by how much of the question a memory covers: the
+    share of the query's terms (each counted once, a synonym standing in for its term)
+    the memory contains. bm25 can rank a memory high on one rare term alone; coverage
+    prefers the one that answers all of the question."""
+    if not candidates:
+        return []
+    terms = query_tokens(keyword_text(query))
+    groups = [[t, *[s for s in query_tokens(" ".join(expand_terms(t)))]] for t in terms]
+    top = max(c.score for c in candidates) or 1.0
+    scored = []
+    for c in candidates:
+        have = _token_set(c.content)
+        coverage = sum(1 for g in groups if any(t in have for t in g)) / len(groups) if groups else 0.0
+        scored.append((0.8 * c.score / top + 0.2 * coverage, c.memory_id))
+    scored.sort(key=lambda row: row[0], reverse=True)
+    return [mid for _, mid in scored]
+
+
+OFFLINE_HOOKS = DeepHooks(name="offline", rewrite=offline_rewrite, rerank=feature_rerank)
+
+
+def _clean_subqueries(query: str, rewrites: list[str]) -> list[str]:
+    seen: dict[str, None] = {query.strip(): None}
+    for text in rewrites:
+        text = (text or "").strip()[:500]
+        if text and text.lower() not in {s.lower() for s in seen}:
+            seen[text] = None
+        if len(seen) >= MAX_SUBQUERIES:
+            break
+    return list(seen)
+
+
+def deep_search(
+    *,
+    query: str,
+    advertisers: tuple[str, ...] | None = None,
+    include_global: bool = True,
+    business_line: str | None = None,
+    layers: tuple[str, ...] | None = None,
+    kinds: tuple[str, ...] | None = None,
+    category: str | None = None,
+    top_k: int = 5,
+    record_access: bool = True,
+    config: RankingConfig = DEFAULT_RANKING,
+    hooks: DeepHooks | None = None,
+) -> DeepResponse:
+    """Deep retrieval in the same scope rules as memory_search (which runs every sub-query)."""
+    from memories.access import access_recorder
+    from memories.selectors import MAX_TOP_K, SearchResult, memory_search
+
+    started = time.perf_counter()
+    top_k = max(1, min(int(top_k), MAX_TOP_K))
+    if hooks is None and _hooks_factory is not None:
+        hooks = _hooks_factory()
+    hooks = hooks or OFFLINE_HOOKS
+    scope = {
+        "advertisers": advertisers, "include_global": include_global, "business_line": business_line, "layers": layers,
+        "kinds": kinds, "category": category,
+    }
+    info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.name}
+
+    def fast(reason: str) -> DeepResponse:
+        response = memory_search(query=query, top_k=top_k, record_access=record_access, config=config, **scope)
+        info["fallback"] = reason
+        return DeepResponse(
+            results=response.results, embed_ms=response.embed_ms, search_ms=(time.perf_counter() - started) * 1000 - response.embed_ms,
+            query_truncated=response.query_truncated, query_chars_embedded=response.query_chars_embedded, deep=info,
+        )
+
+    t0 = time.perf_counter()
+    try:
+        subqueries = _clean_subqueries(query, hooks.rewrite(query))
+    except DeepHookFailure as exc:
+        info["rewrite_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return fast(exc.reason)
+    info["rewrite_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+    info["subqueries"] = subqueries
+
+    fused: dict[int, float] = {}
+    results_by_id: dict[int, Any] = {}
+    embed_ms = 0.0
+    first = None
+    for index, sub in enumerate(subqueries):
+        response = memory_search(query=sub, top_k=SUBQUERY_DEPTH, record_access=False, config=config, **scope)
+        first = first or response
+        embed_ms += response.embed_ms
+        weight = ORIGINAL_WEIGHT if index == 0 else 1.0
+        for rank, result in enumerate(response.results):
+            fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + weight / (RRF_K + rank + 1)
+            results_by_id.setdefault(result.memory.pk, result)
+    if SINGLE_ARM_WEIGHT > 0:
+        for arm in ("keyword", "vector"):
+            response = memory_search(query=query, top_k=SUBQUERY_DEPTH, mode=arm, record_access=False, config=config, **scope)
+            embed_ms += response.embed_ms
+            for rank, result in enumerate(response.results):
+                fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + SINGLE_ARM_WEIGHT / (RRF_K + rank + 1)
+                results_by_id.setdefault(result.memory.pk, result)
+    pool = sorted(fused, key=fused.__getitem__, reverse=True)[:RERANK_POOL]
+    candidates = [Candidate(memory_id=mid, content=results_by_id[mid].memory.content, score=fused[mid]) for mid in pool]
+
+    t0 = time.perf_counter()
+    try:
+        order = hooks.rerank(query, candidates)
+    except DeepHookFailure as exc:
+        info["rerank_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+        return fast(exc.reason)
+    info["rerank_ms"] = round((time.perf_counter() - t0) * 1000, 2)
+    # A reranker may only reorder the candidates: unknown ids are dropped, forgotten ones
+    # keep their fused order after the ranked ones.
+    known = [mid for mid in dict.fromkeys(order) if mid in fused]
+    ordered = known + [mid for mid in pool if mid not in set(known)]
+    results = []
+    for position, mid in enumerate(ordered[:top_k]):
+        base = results_by_id[mid]
+        explain = {**base.explain, "deep_rrf": round(fused[mid], 4), "deep_rank": position + 1}
+        # The score follows the final order (a model reranker gives no scores of its own).
+        results.append(SearchResult(memory=base.memory, score=round(1.0 / (position + 1), 4), explain=explain))
+    if record_access:
+        access_recorder.record([r.memory.pk for r in results])
+    return DeepResponse(
+        results=results,
+        embed_ms=embed_ms,
+        search_ms=(time.perf_counter() - started) * 1000 - embed_ms,
+        query_truncated=bool(first and first.query_truncated),
+        query_chars_embedded=first.query_chars_embedded if first else 0,
+        deep=info,
+    )
