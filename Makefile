@@ -73,7 +73,13 @@ RUFF_FILES := \
 	memories/lifecycle \
 	memories/cli \
 	memories/transfer.py \
-	memories/migrations/0003_schedules.py
+	memories/migrations/0003_schedules.py \
+	memories/search/vectors.py \
+	memories/embeddings/query_cache.py \
+	bench/corpus_cache.py \
+	bench/profile_search.py \
+	bench/vs_lancedb.py \
+	tests/memories/test_vector_first_pass.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

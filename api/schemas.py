@@ -120,6 +120,10 @@ class SearchOut(Schema):
     timing_ms: dict[str, float]
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
+    query_embedding: dict[str, float | bool | int] = Field(
+        default_factory=dict,
+        description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
+    )
 
 
 # --- write funnel ------------------------------------------------------------------------
@@ -255,3 +259,7 @@ class RecallOut(Schema):
     query: str
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
+    query_embedding: dict[str, float | bool | int] = Field(
+        default_factory=dict,
+        description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
+    )

@@ -164,6 +164,53 @@ class _TimedEmbedder:
             self.cpu_ms += (time.process_time() - started) * 1000
 
 
+def query_plan(queries: int, seed: int = 11) -> list[tuple[str, str | None]]:
+    """The timed searches: (query text, advertiser or None). Three in four are scoped to one
+    advertiser (plus global memories); every fourth is the operator's unscoped view."""
+    rng = random.Random(seed)
+    return [
+        (QUERIES[i % len(QUERIES)], rng.choice(ADVERTISERS) if i % 4 != 3 else None)
+        for i in range(queries)
+    ]
+
+
+def base_vectors(texts: list[str], base_count: int):
+    """Real passage embeddings of the first base_count texts (cached under .cache/issue14a)."""
+    from bench.corpus_cache import cached_passages
+    from memories.embeddings import get_embedder
+
+    embedder = get_embedder()
+    return cached_passages(texts[:base_count], embedder.model_name, embedder.embed_passages, "latency-base")
+
+
+def load_or_build_corpus(n: int, base_count: int, noise: float, workdir, progress: Progress) -> None:
+    """Put the n-memory bench.latency corpus in the throwaway database: a copy of the cached
+    file when there is one, otherwise built exactly as `bench.latency --sizes n` builds it
+    (governed import, then vectors) and cached for the next run."""
+    from django.db import connection
+
+    from bench.corpus_cache import corpus_db_path, save_db
+    from memories.embeddings import get_embedder
+
+    target = workdir / "bench.db"
+    cached = corpus_db_path(n, base_count, noise, 11, get_embedder().model_name)
+    if cached.exists():
+        connection.close()
+        save_db(cached, target)
+        progress(f"corpus of {n} memories copied from {cached.name}")
+        return
+    texts = synthetic_texts(n)
+    base = base_vectors(texts, min(base_count, len(texts)))
+    import_synthetic(texts, n, random.Random(11), progress)
+    attach_vectors(base, noise, n, progress)
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA optimize")
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    save_db(target, cached)
+    progress(f"corpus cached as {cached.name}")
+
+
 def _measure(queries: int, rng: random.Random, progress: Progress) -> dict[str, Any]:
     import os
 

@@ -32,6 +32,7 @@ class SearchResponse:
     search_ms: float
     query_truncated: bool = False
     query_chars_embedded: int = 0
+    query_embedding: dict = field(default_factory=dict)
 
 
 def memory_search(
@@ -77,6 +78,7 @@ def memory_search(
         search_ms=outcome.search_ms,
         query_truncated=outcome.query_truncated,
         query_chars_embedded=outcome.query_chars_embedded,
+        query_embedding=outcome.query_embedding,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from memories.embeddings import get_embedder
+from memories.embeddings.query_cache import embed_query_cached
 from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
 
@@ -52,6 +52,8 @@ class SearchOutcome:
     # What the embedder read of the query: it is cut to the query token budget.
     query_truncated: bool = False
     query_chars_embedded: int = 0
+    # The query embedding's cost: ms, cached, tokens, truncated, chars (empty when none was needed).
+    query_embedding: dict = field(default_factory=dict)
 
 
 def _minmax(values: dict[int, float]) -> dict[int, float]:
@@ -85,12 +87,11 @@ def hybrid_search(
         keyword = dict(backend.keyword_candidates(query, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
-        embedder = get_embedder()
-        fitted = embedder.fit_query(query)
-        query_vector = embedder.embed_query(fitted.text)
+        fitted = embed_query_cached(query)
+        query_vector = fitted.vector
         embed_ms = (time.perf_counter() - t0) * 1000
         vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
-    cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars} if fitted else {}
+    cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars, "query_embedding": fitted.cost()} if fitted else {}
     candidate_ids = list(dict.fromkeys([*vector, *keyword]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)

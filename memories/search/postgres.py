@@ -10,6 +10,10 @@ from memories.search.fts import filter_sql
 from memories.search.tokens import query_tokens
 
 HNSW_DIMENSION = 384
+# The HNSW candidate list a search walks (pgvector's hnsw.ef_search). Measured by
+# bench.pg_recall on distinct real vectors (LoCoMo turns and sentences, Chinese ad-ops
+# text): see the README's scale note for the recall / latency table behind this value.
+HNSW_EF_SEARCH = 100
 
 
 def vector_literal(vector: np.ndarray) -> str:
@@ -61,7 +65,7 @@ def vector_candidates(
     dimension_params = [] if dimension == HNSW_DIMENSION else [dimension]
     with connection.cursor() as cursor:
         cursor.execute("SET hnsw.iterative_scan = relaxed_order")
-        ef = int(ef_search) if ef_search else max(100, limit * 4)
+        ef = int(ef_search) if ef_search else max(HNSW_EF_SEARCH, limit * 4)
         cursor.execute(f"SET hnsw.ef_search = {max(10, min(1000, ef))}")
         cursor.execute(sql, [literal, *dimension_params, model_name, *params, literal, limit])
         rows = cursor.fetchall()
