@@ -180,10 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     def embed(batch: list[str]) -> np.ndarray:
         from tqdm import tqdm
 
-        out = []
-        for start in tqdm(range(0, len(batch), 256), desc="embedding", file=sys.stderr, disable=args.quiet):
-            out.append(embedder.embed_passages(batch[start : start + 256]))
-        return np.vstack(out)
+        # Similar lengths batched together: a batch costs about its longest text times its size.
+        order = sorted(range(len(batch)), key=lambda i: len(batch[i]))
+        out = np.zeros((len(batch), embedder.dimension), dtype=np.float32)
+        for start in tqdm(range(0, len(batch), 64), desc="embedding", file=sys.stderr, disable=args.quiet):
+            take = order[start : start + 64]
+            out[take] = embedder.embed_passages([batch[i] for i in take])
+        return out
 
     vectors = cached_passages(texts, embedder.model_name, embed, "pg-recall-corpus")
     query_texts = (questions[:: max(1, len(questions) // (args.queries * 3 // 4))][: args.queries * 3 // 4] + ZH_QUERIES * 4)[: args.queries]

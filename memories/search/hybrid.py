@@ -194,7 +194,5 @@ def _mmr(scored: list[SearchHit], vectors: dict[int, np.ndarray], top_k: int, co
 
 
 def _load_metadata(ids: list[int]) -> dict[int, tuple[float, float]]:
-    from memories.models import Memory
-
-    rows = Memory.objects.filter(id__in=ids).values_list("id", "importance", "created_at")
-    return {mid: (float(importance), created.timestamp()) for mid, importance, created in rows}
+    # SQLite answers from the in-process index (no query); PostgreSQL reads the rows.
+    return get_search_backend().metadata_for(ids)

@@ -37,6 +37,7 @@ _GLOBAL = -1
 SHORTLIST_MIN = 1000
 SHORTLIST_PER_RESULT = 16
 _FAR = np.iinfo(np.uint16).max
+_PER_ROW = ("matrix", "has_vector", "active", "expires", "advertiser", "business_line", "layer", "importance", "created")
 
 
 @dataclass
@@ -49,6 +50,9 @@ class _Rows:
     advertiser: np.ndarray
     business_line: np.ndarray
     layer: np.ndarray
+    # Ranking metadata, so fusion needs no extra query (both columns bump search_rev).
+    importance: np.ndarray
+    created: np.ndarray
 
 
 def sign_codes(matrix: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -106,7 +110,7 @@ class VectorIndex:
 
     def _fetch(self, since: int | None) -> list[tuple]:
         sql = (
-            "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer "
+            "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
             "FROM memories_memory"
         )
         params: list = []
@@ -139,6 +143,8 @@ class VectorIndex:
             advertiser=np.array([self._code("advertiser", row[6]) for row in raw], dtype=np.int32),
             business_line=np.array([self._code("business_line", row[7] or "") for row in raw], dtype=np.int32),
             layer=np.array([LAYER_CODES.index(row[8]) if row[8] in LAYER_CODES else -1 for row in raw], dtype=np.int8),
+            importance=np.array([float(row[9] or 0) for row in raw], dtype=np.float64),
+            created=np.array([_timestamp(row[10]) for row in raw], dtype=np.float64),
         )
 
     def _state(self) -> tuple[int, int]:
@@ -154,7 +160,7 @@ class VectorIndex:
             chunk = ordered[start : start + 500]
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer "
+                    "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
                     f"FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(chunk))})",
                     chunk,
                 )
@@ -245,14 +251,14 @@ class VectorIndex:
                 fresh.append(k)
                 continue
             moved = rows.advertiser[at] != changed.advertiser[k]
-            for name in ("matrix", "has_vector", "active", "expires", "advertiser", "business_line", "layer"):
+            for name in _PER_ROW:
                 getattr(rows, name)[at] = getattr(changed, name)[k]
             self._codes_bits[:, at] = sign_codes(changed.matrix[k : k + 1], self._centre)[:, 0]
             regroup = regroup or moved
         if fresh:
             take = np.array(fresh, dtype=np.int64)
             start = len(rows.ids)
-            for name in ("ids", "matrix", "has_vector", "active", "expires", "advertiser", "business_line", "layer"):
+            for name in ("ids", *_PER_ROW):
                 setattr(rows, name, np.concatenate([getattr(rows, name), getattr(changed, name)[take]]))
             for offset, memory_id in enumerate(changed.ids[take]):
                 self._row_of[int(memory_id)] = start + offset
@@ -357,6 +363,21 @@ class VectorIndex:
                 at = self._row_of.get(memory_id)
                 if at is not None and rows.has_vector[at]:
                     out[memory_id] = rows.matrix[at]
+            return out
+
+    def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
+        """(importance, created timestamp) of the memories the index holds, as fusion needs
+        them; read from the cache brought up to date first, so no extra query is made."""
+        self.refresh()
+        with self._lock:
+            rows = self._rows
+            if rows is None:
+                return {}
+            out = {}
+            for memory_id in memory_ids:
+                at = self._row_of.get(memory_id)
+                if at is not None:
+                    out[memory_id] = (float(rows.importance[at]), float(rows.created[at]))
             return out
 
     def invalidate(self) -> None:
