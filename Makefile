@@ -79,7 +79,9 @@ RUFF_FILES := \
 	bench/corpus_cache.py \
 	bench/profile_search.py \
 	bench/vs_lancedb.py \
-	tests/memories/test_vector_first_pass.py
+	tests/memories/test_vector_first_pass.py \
+	tests/api/test_query_embedding_cost.py \
+	bench/pg_recall.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

@@ -312,7 +312,9 @@ def vector_recall(queries: int) -> dict[str, float]:
     return {"vector_recall_at_10": round(sum(recalls) / max(len(recalls), 1), 4), "vector_recall_pairs": len(recalls)}
 
 
-def _row(n: int, rate: float | None, results: list[dict[str, Any]], args: argparse.Namespace, rng: random.Random, progress: Progress) -> dict[str, Any]:
+def _row(
+    n: int, rate: float | None, results: list[dict[str, Any]], args: argparse.Namespace, rng: random.Random, progress: Progress
+) -> dict[str, Any]:
     """One measurement at size n: the timed searches, then the float32 scan and the vector
     recall in the same process."""
     previous = [r["n"] for r in results if r["n"] != n]

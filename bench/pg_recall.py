@@ -189,8 +189,13 @@ def main(argv: list[str] | None = None) -> int:
         return out
 
     vectors = cached_passages(texts, embedder.model_name, embed, "pg-recall-corpus")
-    query_texts = (questions[:: max(1, len(questions) // (args.queries * 3 // 4))][: args.queries * 3 // 4] + ZH_QUERIES * 4)[: args.queries]
-    queries = cached_passages(query_texts, embedder.model_name, lambda b: np.vstack([embedder.embed_query(t) for t in b]), "pg-recall-queries")
+    english = args.queries * 3 // 4
+    query_texts = (questions[:: max(1, len(questions) // english)][:english] + ZH_QUERIES * 4)[: args.queries]
+
+    def embed_queries(batch: list[str]) -> np.ndarray:
+        return np.vstack([embedder.embed_query(t) for t in batch])
+
+    queries = cached_passages(query_texts, embedder.model_name, embed_queries, "pg-recall-queries")
     distinct = len({v.tobytes() for v in vectors})
     if args.embed_only:
         progress(f"cached {len(vectors)} vectors ({distinct} distinct) and {len(queries)} queries")
@@ -219,12 +224,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [f"{doc['rows']} rows ({doc['distinct_vectors']} distinct), {doc['queries']} queries, default ef_search {doc['default_ef_search']}"]
+    lines = [
+        f"{doc['rows']} rows ({doc['distinct_vectors']} distinct), {doc['queries']} queries, "
+        f"default ef_search {doc['default_ef_search']}"
+    ]
     for view in ("no_filter", "advertiser_filter"):
         lines.append(f"{view}: {'ef':>8} {'recall@10':>9} {'p50':>7} {'p95':>7} {'exact95':>8}")
         for r in doc[view]:
             lines.append(
-                f"{'':{len(view) + 1}} {r['ef_search']!s:>8} {r['recall_at_10']:9.4f} {r['hnsw_p50_ms']:7.2f} {r['hnsw_p95_ms']:7.2f} {r['exact_p95_ms']:8.2f}"
+                f"{'':{len(view) + 1}} {r['ef_search']!s:>8} {r['recall_at_10']:9.4f} "
+                f"{r['hnsw_p50_ms']:7.2f} {r['hnsw_p95_ms']:7.2f} {r['exact_p95_ms']:8.2f}"
             )
     return "\n".join(lines)
 
