@@ -40,7 +40,11 @@ def _lance_table(rows: list[tuple], key: str, progress: Progress):
     path = cache_path(f"lance-{key}")
     db = lancedb.connect(str(path))
     if "memories" in db.table_names():
-        return db.open_table("memories")
+        existing = db.open_table("memories")
+        # A run stopped while indexing leaves a table without all three indexes: rebuild it.
+        if len(existing.list_indices()) >= 3:
+            return existing
+        db.drop_table("memories")
     progress(f"building the LanceDB table for {len(rows)} memories (IVF-PQ, FTS, bitmap)")
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     matrix = np.vstack([np.frombuffer(bytes(r[3]), dtype=np.float32) for r in rows])

@@ -287,17 +287,22 @@ class VectorIndex:
             return np.zeros(0, dtype=np.int64)
         return parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
 
-    def mask(self, search_filter: SearchFilter, scope: np.ndarray | None = None) -> np.ndarray:
-        """Which rows pass the rest of the structured filter: of `scope` when given (a mask
-        over those rows), else of every row (advertisers are then checked here too)."""
+    def mask(
+        self, search_filter: SearchFilter, scope: np.ndarray | None = None, *, in_scope: bool = True, need_vector: bool = True
+    ) -> np.ndarray:
+        """Which rows pass the structured filter: of `scope` when given (a mask over those
+        rows), else of every row. `in_scope`: the rows given already belong to the filter's
+        advertisers (they came from the per-advertiser index), so that check is skipped."""
         rows = self._rows
         assert rows is not None
 
         def column(values: np.ndarray) -> np.ndarray:
             return values if scope is None else values[scope]
 
-        keep = column(rows.active) & column(rows.has_vector) & (column(rows.expires) > search_filter.now.timestamp())
-        if scope is None and search_filter.advertisers is not None:
+        keep = column(rows.active) & (column(rows.expires) > search_filter.now.timestamp())
+        if need_vector:
+            keep &= column(rows.has_vector)
+        if (scope is None or not in_scope) and search_filter.advertisers is not None:
             allowed = [self._codes["advertiser"].get(a, -2) for a in search_filter.advertisers]
             if search_filter.include_global:
                 allowed.append(_GLOBAL)
@@ -305,7 +310,7 @@ class VectorIndex:
             for code in allowed:
                 if code != -2:
                     table[code + 1] = True
-            keep &= table[rows.advertiser + 1]
+            keep &= table[column(rows.advertiser) + 1]
         if search_filter.business_line:
             code = self._codes["business_line"].get(search_filter.business_line, -2)
             lines = column(rows.business_line)
@@ -366,6 +371,19 @@ class VectorIndex:
                 if at is not None and rows.has_vector[at]:
                     out[memory_id] = rows.matrix[at]
             return out
+
+    def admit(self, memory_ids: list[int], search_filter: SearchFilter) -> list[bool] | None:
+        """For each id, whether its row passes the structured filter (with or without a
+        vector), from the cache brought up to date first; None when an id is unknown to the
+        cache (the caller then asks the database)."""
+        self.refresh()
+        with self._lock:
+            if self._rows is None:
+                return None
+            at = [self._row_of.get(memory_id) for memory_id in memory_ids]
+            if any(a is None for a in at):
+                return None
+            return self.mask(search_filter, np.array(at, dtype=np.int64), in_scope=False, need_vector=False).tolist()
 
     def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
         """(importance, created timestamp) of the memories the index holds, as fusion needs
