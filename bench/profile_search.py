@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
     workdir = setup_throwaway_django("profile")
 
+    from django.db.models.query import QuerySet
+
     from bench.latency import load_or_build_corpus, query_plan
     from memories import selectors
     from memories.embeddings import get_embedder
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     clock.wrap(backends.SQLiteBackend, "vectors_for", "candidate_vectors")
     clock.wrap(hybrid, "_load_metadata", "metadata")
     clock.wrap(hybrid, "_mmr", "mmr")
-    clock.wrap(selectors.Memory.objects.__class__, "in_bulk", "row_fetch")
+    clock.wrap(QuerySet, "in_bulk", "row_fetch")
 
     for query, advertiser in plan[:5]:
         selectors.memory_search(query=query, advertisers=(advertiser,) if advertiser else None, top_k=10, record_access=False)

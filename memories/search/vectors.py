@@ -39,6 +39,9 @@ _GLOBAL = -1
 SHORTLIST_MIN = 4000
 SHORTLIST_PER_RESULT = 64
 _FAR = np.iinfo(np.uint16).max
+_COLUMNS = (
+    "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
+)
 _PER_ROW = ("matrix", "has_vector", "active", "expires", "advertiser", "business_line", "layer", "importance", "created")
 
 
@@ -100,6 +103,8 @@ class VectorIndex:
         self._centre = np.zeros(0, dtype=np.float32)
         self._codes_bits = np.zeros((0, 0), dtype=np.uint64)
         self._scope_rows: dict[int, np.ndarray] = {}
+        self._sorted_ids: np.ndarray | None = None
+        self._sorted_rows = np.zeros(0, dtype=np.int64)
 
     # -- loading ---------------------------------------------------------------
     def _code(self, vocab: str, value: str | None) -> int:
@@ -111,10 +116,7 @@ class VectorIndex:
         return table[value]
 
     def _fetch(self, since: int | None) -> list[tuple]:
-        sql = (
-            "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
-            "FROM memories_memory"
-        )
+        sql = _COLUMNS + "FROM memories_memory"
         params: list = []
         if since is not None:
             sql += " WHERE search_rev > %s"
@@ -162,8 +164,7 @@ class VectorIndex:
             chunk = ordered[start : start + 500]
             with connection.cursor() as cursor:
                 cursor.execute(
-                    "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
-                    f"FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(chunk))})",
+                    _COLUMNS + f"FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(chunk))})",
                     chunk,
                 )
                 found.extend(cursor.fetchall())
@@ -195,6 +196,7 @@ class VectorIndex:
                 raw = self._fetch(None)
                 self._rows = self._convert(raw)
                 self._row_of = {int(i): k for k, i in enumerate(self._rows.ids)}
+                self._sorted_ids = None
                 self._build_first_pass()
                 self._tentative_ids = set()
                 self._tentative_all = in_transaction
@@ -380,10 +382,24 @@ class VectorIndex:
         with self._lock:
             if self._rows is None:
                 return None
-            at = [self._row_of.get(memory_id) for memory_id in memory_ids]
-            if any(a is None for a in at):
+            wanted = np.asarray(memory_ids, dtype=np.int64)
+            if not len(wanted):
+                return []
+            # Vectorised id -> row look-up (a dict look-up per id cost more than the filter).
+            sorted_ids, order = self._id_order()
+            slot = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+            if not len(sorted_ids) or not np.array_equal(sorted_ids[slot], wanted):
                 return None
-            return self.mask(search_filter, np.array(at, dtype=np.int64), in_scope=False, need_vector=False).tolist()
+            return self.mask(search_filter, order[slot], in_scope=False, need_vector=False).tolist()
+
+    def _id_order(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ids sorted, row of each): rebuilt only when rows were added since."""
+        rows = self._rows
+        assert rows is not None
+        if self._sorted_ids is None or len(self._sorted_ids) != len(rows.ids):
+            order = np.argsort(rows.ids, kind="stable")
+            self._sorted_ids, self._sorted_rows = rows.ids[order], order
+        return self._sorted_ids, self._sorted_rows
 
     def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
         """(importance, created timestamp) of the memories the index holds, as fusion needs
@@ -404,6 +420,7 @@ class VectorIndex:
         with self._lock:
             self._rows = None
             self._scope_rows = {}
+            self._sorted_ids = None
             self._epoch = -1
 
 
