@@ -40,6 +40,34 @@ chromium:
 
 # Ruff checks the files listed here; the rest of the tree joins once it has been swept.
 RUFF_FILES := \
+	memories/entity_vocabulary.py \
+	memories/entity_links.py \
+	memories/search/entities.py \
+	governance/entities/__init__.py \
+	governance/entities/offline.py \
+	governance/entities/llm.py \
+	governance/entities/link.py \
+	governance/entities/backfill.py \
+	governance/suggestions.py \
+	governance/admin/entities.py \
+	api/suggestions.py \
+	governance/cli/suggestions.py \
+	bench/entities.py \
+	tests/governance/test_entities.py \
+	tests/governance/test_suggestions.py \
+	tests/api/test_suggestions.py \
+	tests/governance/admin/test_organise_browser.py \
+	governance/distill/__init__.py \
+	governance/distill/transcript.py \
+	governance/distill/extract.py \
+	governance/distill/services.py \
+	governance/cli/distill.py \
+	api/conversation.py \
+	api/mcp_server.py \
+	tests/api/test_mcp.py \
+	tests/api/test_mcp_inprocess.py \
+	tests/api/test_distill.py \
+	tests/governance/distill/test_llm_extractor.py \
 	governance/hard_rules.py \
 	governance/memory_write.py \
 	governance/funnel/injection.py \
@@ -58,6 +86,19 @@ RUFF_FILES := \
 	governance/admin/layer_policy.py \
 	governance/admin/review_compare.py \
 	governance/admin/review_decision.py \
+	governance/admin/review_flow.py \
+	governance/admin/review_verdicts.py \
+	governance/admin/review_list.py \
+	governance/admin/review_start.py \
+	governance/admin/memory_list.py \
+	governance/admin/list_cells.py \
+	governance/admin/readable.py \
+	governance/admin/reason_text.py \
+	governance/review_audit.py \
+	tests/governance/review/test_review_audit.py \
+	tests/governance/admin/test_browser_desk.py \
+	tests/governance/admin/test_reason_text.py \
+	tests/governance/admin/test_review_flow.py \
 	governance/tuning.py \
 	governance/status.py \
 	governance/providers/chat.py \
@@ -74,6 +115,7 @@ RUFF_FILES := \
 	memories/cli \
 	memories/transfer.py \
 	memories/migrations/0003_schedules.py \
+	tests/plugin/e2e_slot.py \
 	memories/search/vectors.py \
 	memories/embeddings/query_cache.py \
 	bench/corpus_cache.py \
@@ -100,7 +142,8 @@ clean:
 	rm -rf $(VENV) .cache test-artifacts
 
 # The OpenClaw plugin inside a real gateway: installs Node 24 and openclaw@2026.9.6 under
-# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1.
+# .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1, in
+# supplement mode and in slot mode (plugins.slots.memory = lingix-memory); about 10 minutes.
 .PHONY: e2e
 e2e: install
 	$(PY) -m tests.plugin.e2e

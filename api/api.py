@@ -7,10 +7,12 @@ from ninja import Body, NinjaAPI, Path, Query
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
+from api.conversation import router as conversation_router
 from api.errors import install_exception_handlers
 from api.models import ApiToken
+from api.organise import router as organise_router
 from api.parser import StrictJsonParser
-from api.recall import query_from_messages, render_block, should_retrieve
+from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
 from api.schemas import (
     DecisionOut,
     ErrorOut,
@@ -29,6 +31,7 @@ from api.schemas import (
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
 from api.services import api_token_check_source
+from api.suggestions import router as suggestions_router
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
@@ -57,6 +60,9 @@ api = NinjaAPI(
     parser=StrictJsonParser(),
 )
 install_exception_handlers(api)
+api.add_router("/", organise_router)
+api.add_router("/suggestions", suggestions_router)
+api.add_router("", conversation_router)  # /distill and /memories/{id}/source
 
 COMMON_ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 422: ErrorOut, 429: ErrorOut, 503: ErrorOut}
 
@@ -82,6 +88,8 @@ def search(request, payload: SearchIn):
             business_line=payload.business_line,
             layers=tuple(payload.layers) if payload.layers else None,
             top_k=payload.top_k,
+            kinds=(payload.kind,) if payload.kind else None,
+            category=payload.category,
         )
     return {
         "query": payload.query,
@@ -141,9 +149,8 @@ def recall(request, payload: RecallIn):
             layers=tuple(payload.layers) if payload.layers else None,
             top_k=payload.top_k,
         )
-    block = render_block(
-        [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now()
-    )
+    render = render_tiered if payload.detail == "tiered" else render_block
+    block = render([(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now())
     return {
         "context": block.context,
         "memories": [
@@ -155,9 +162,11 @@ def recall(request, payload: RecallIn):
                 "score": round(line.score, 4),
                 "age": line.age,
                 "tokens": line.tokens,
+                "detail": line.detail,
             }
             for line in block.lines
         ],
+        "chosen": recall_choice(block, ranked=len(response.results)),
         "tokens": block.tokens,
         "retrieved": True,
         "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",

@@ -6,7 +6,6 @@ untrusted data: it is flattened to one line per memory, angle brackets are escap
 it cannot close or open the block, and the header tells the model not to obey it."""
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -15,10 +14,7 @@ from typing import Any
 
 from governance.language.signals import is_chitchat
 from memories.hashing import content_hash
-
-# cl100k averages: about 0.87 CJK characters per token, about 4 Latin characters.
-CJK_CHARS_PER_TOKEN = 0.87
-LATIN_CHARS_PER_TOKEN = 4.0
+from memories.text_budget import estimate_tokens, is_cjk
 
 LAYER_LABELS = {"L1": "L1 core rule", "L2": "L2 strategy", "L3": "L3 realtime", "L4": "L4 template"}
 
@@ -36,28 +32,6 @@ _ALWAYS = re.compile(
     re.IGNORECASE,
 )
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
-
-
-def is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x4E00 <= code <= 0x9FFF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x20000 <= code <= 0x2FFFF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x3040 <= code <= 0x30FF  # kana
-        or 0xAC00 <= code <= 0xD7AF  # hangul
-        or 0x3000 <= code <= 0x303F  # CJK punctuation
-        or 0xFF00 <= code <= 0xFFEF  # full-width forms
-    )
-
-
-def estimate_tokens(text: str) -> int:
-    """A cl100k-like count without a tokenizer: CJK characters cost more than one token
-    each, Latin text about a quarter of a token per character."""
-    cjk = sum(1 for char in text if is_cjk(char))
-    other = len(text) - cjk
-    return math.ceil(cjk / CJK_CHARS_PER_TOKEN + other / LATIN_CHARS_PER_TOKEN)
 
 
 @dataclass(frozen=True)
@@ -132,6 +106,14 @@ def _flatten(content: str) -> str:
     return one_line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+class Detail:
+    """How much of a memory a recall block shows (its three abstracts)."""
+
+    LINE = "line"
+    PARAGRAPH = "paragraph"
+    FULL = "full"
+
+
 @dataclass
 class RenderedLine:
     memory: Any
@@ -139,6 +121,7 @@ class RenderedLine:
     age: str
     line: str
     tokens: int
+    detail: str = Detail.FULL
 
 
 @dataclass
@@ -177,3 +160,80 @@ def render_block(hits: list[tuple[Any, float]], *, budget_tokens: int, now: date
         return RenderedBlock(context="", lines=[], tokens=0)
     context = HEADER + "".join(item.line for item in lines) + FOOTER
     return RenderedBlock(context=context, lines=lines, tokens=estimate_tokens(context))
+
+
+def _line(memory: Any, text: str, age: str) -> str:
+    scope = memory.advertiser or "global"
+    return f"- [{LAYER_LABELS.get(memory.layer, memory.layer)} · {scope} · {age} · #{memory.pk}] {_flatten(text)}\n"
+
+
+def _levels(memory: Any) -> list[tuple[str, str]]:
+    """(detail, text) from shortest to longest, repeats dropped: a short memory's one-liner
+    is already its full text. A memory not organised yet has only its full text."""
+    full = re.sub(r"\s+", " ", memory.content).strip()
+    levels: list[tuple[str, str]] = []
+    shorter = ((Detail.LINE, getattr(memory, "abstract_line", "")), (Detail.PARAGRAPH, getattr(memory, "abstract_paragraph", "")))
+    for detail, text in shorter:
+        if text and text != full and all(text != seen for _, seen in levels):
+            levels.append((detail, text))
+    levels.append((Detail.FULL, full))
+    return levels
+
+
+def render_tiered(hits: list[tuple[Any, float]], *, budget_tokens: int, now: datetime, expand: int = 3,
+                  breadth_share: float = 0.75) -> RenderedBlock:
+    """Spend the budget on breadth first: ranked memories as one-line abstracts within
+    `breadth_share` of the budget, then the best `expand` of them (rank order) grown to
+    the longest abstract the room allows, then more one-liners into what is left. Each
+    line says which detail it shows."""
+    fixed = estimate_tokens(HEADER) + estimate_tokens(FOOTER)
+    if fixed >= budget_tokens:
+        return RenderedBlock(context="", lines=[], tokens=0)
+    used = fixed
+    seen_ids: set[int] = set()
+    seen_text: set[str] = set()
+    queue: list[tuple[Any, float, str, list[tuple[str, str]]]] = []
+    for memory, score in hits:
+        digest = content_hash(memory.content)
+        if memory.pk in seen_ids or digest in seen_text:
+            continue
+        seen_ids.add(memory.pk)
+        seen_text.add(digest)
+        queue.append((memory, score, age_label(memory.created_at, now), _levels(memory)))
+    chosen: dict[int, tuple[int, RenderedLine, list[tuple[str, str]]]] = {}
+
+    def add_one_liners(limit: int) -> None:
+        nonlocal used
+        for rank, (memory, score, age, levels) in enumerate(queue):
+            if memory.pk in chosen:
+                continue
+            detail, text = levels[0]
+            line = _line(memory, text, age)
+            cost = estimate_tokens(line)
+            if used + cost <= limit:
+                used += cost
+                chosen[memory.pk] = (rank, RenderedLine(memory=memory, score=score, age=age, line=line, tokens=cost, detail=detail), levels)
+
+    add_one_liners(fixed + int((budget_tokens - fixed) * breadth_share))
+    for _, rendered, levels in sorted(chosen.values(), key=lambda item: item[0])[:expand]:
+        for detail, text in reversed(levels[1:]):
+            line = _line(rendered.memory, text, rendered.age)
+            cost = estimate_tokens(line)
+            if used - rendered.tokens + cost <= budget_tokens:
+                used += cost - rendered.tokens
+                rendered.line, rendered.tokens, rendered.detail = line, cost, detail
+                break
+    add_one_liners(budget_tokens)
+    lines = [rendered for _, rendered, _ in sorted(chosen.values(), key=lambda item: item[0])]
+    if not lines:
+        return RenderedBlock(context="", lines=[], tokens=0)
+    context = HEADER + "".join(item.line for item in lines) + FOOTER
+    return RenderedBlock(context=context, lines=lines, tokens=estimate_tokens(context))
+
+
+def recall_choice(block: RenderedBlock, *, ranked: int) -> dict[str, int]:
+    """What the block spent its budget on: memories per detail, and ranked ones left out."""
+    counts = {Detail.LINE: 0, Detail.PARAGRAPH: 0, Detail.FULL: 0}
+    for line in block.lines:
+        counts[line.detail] = counts.get(line.detail, 0) + 1
+    return {**counts, "ranked": ranked, "left_out": max(0, ranked - len(block.lines))}

@@ -11,7 +11,7 @@ from pydantic import Field as PydanticField
 
 from governance.constants import TriggerType
 from governance.language.trigger_schemas import openapi_examples
-from memories.constants import Layer, Source
+from memories.constants import Layer, MemoryKind, Source
 
 MAX_QUERY_CHARS = 2000
 MAX_TEXT_CHARS = 8000
@@ -23,6 +23,7 @@ MAX_MESSAGES = 50
 # API's validation and its OpenAPI enums without a second list to keep in step.
 LayerCode = Literal[tuple(Layer.values)]
 SourceCode = Literal[tuple(Source.values)]
+MemoryKindCode = Literal[tuple(MemoryKind.values)]
 EventType = Literal[tuple(TriggerType.values)]
 
 
@@ -83,6 +84,9 @@ class MemoryOut(Schema):
     advertiser: str | None
     business_line: str
     category: str
+    kind: str = Field("", description="episodic (what happened) or semantic (what holds); empty until organised")
+    category_path: str = Field("", description="where it sits in its advertiser's category tree, e.g. 医药OTC › 冷启动 › 出价")
+    abstract: str = Field("", description="the one-line abstract")
     source: str
     source_attribution: str
     grounding: str
@@ -112,6 +116,9 @@ class SearchIn(StrictIn):
     business_line: Code | None = None
     layers: list[LayerCode] | None = Field(None, max_length=4)
     top_k: int = Field(5, ge=1, le=MAX_TOP_K)
+    kind: MemoryKindCode | None = Field(None, description="episodic (what happened) or semantic (what holds)")
+    category: Annotated[str, Field(min_length=1, max_length=255)] | None = Field(
+        None, description="a category path and its subtree, e.g. 医药OTC › 冷启动 (also 医药OTC/冷启动)")
 
 
 class SearchOut(Schema):
@@ -238,6 +245,8 @@ class RecallIn(StrictIn):
     budget_tokens: int = Field(600, ge=50, le=4000)
     top_k: int = Field(8, ge=1, le=20)
     force: bool = Field(False, description="retrieve even when the turn looks like chit-chat")
+    detail: Literal["tiered", "full"] = Field(
+        "tiered", description="tiered: one-line abstracts first, then the best memories expanded; full: whole memories in rank order")
 
 
 class RecallMemoryOut(Schema):
@@ -248,6 +257,7 @@ class RecallMemoryOut(Schema):
     score: float
     age: str
     tokens: int
+    detail: str = Field("full", description="which abstract the block shows: line, paragraph or full")
 
 
 class RecallOut(Schema):
@@ -263,3 +273,4 @@ class RecallOut(Schema):
         default_factory=dict,
         description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
     )
+    chosen: dict[str, int] = Field(default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit")

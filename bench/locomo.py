@@ -248,7 +248,7 @@ def bench_ranking(product_defaults: bool = False):
 def render(doc: dict[str, Any]) -> str:
     lines = [f"LoCoMo turn retrieval: {doc['questions']} questions, {doc['turns']} turns, {doc['conversations']} conversations"]
     lines.append(f"{'mode':8} {'scope':16} {'R@5':>6} {'R@10':>6} {'hit@10':>6} {'n':>5}")
-    for mode in MODES:
+    for mode in (*MODES, "hybrid_entities_off"):
         if mode not in doc:
             continue
         rows = [("overall", doc[mode]["overall"]), *doc[mode]["by_category"].items()]
@@ -268,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of keyword,vector,hybrid")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
+    parser.add_argument("--entity-ablation", action="store_true",
+                        help="also run hybrid with the entity arm off (entity_weight 0) in the same run: key hybrid_entities_off")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 
@@ -306,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     config = bench_ranking(args.product_defaults)
     t0 = time.perf_counter()
     results = evaluate(questions, dia_of, modes, config, progress)
+    if args.entity_ablation and "hybrid" in modes:
+        results["hybrid_entities_off"] = evaluate(questions, dia_of, ("hybrid",), replace(config, entity_weight=0.0), progress)["hybrid"]
     doc: dict[str, Any] = dict(results)
     doc.update(
         {

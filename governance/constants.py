@@ -55,3 +55,17 @@ class ReviewStatus(models.TextChoices):
 REVIEW_PERMISSION = "governance.change_reviewitem"
 # The account `make run` creates, and the one CLI decisions act as unless told otherwise.
 DEFAULT_ADMIN_USER = "admin"
+
+
+class SignalKind(models.TextChoices):
+    """What an L3 signal is about, as far as choosing a playbook goes."""
+
+    PROMOTION = "promotion", _("sales promotion")
+    COLD_START = "cold_start", _("cold start")
+    ANOMALY = "anomaly", _("anomaly")
+    OTHER = "other", _("other")
+
+
+class SuggestionStatus(models.TextChoices):
+    OPEN = "open", _("open")
+    EXPIRED = "expired", _("expired with its signal")

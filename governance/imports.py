@@ -14,11 +14,14 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.entities.link import link_entities_bulk
 from governance.safety import CredentialRefused, refuse_credentials
+from governance.organise import category_node_for, category_refresh, make_abstracts, organise_fields
 from governance.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
 from memories.constants import Layer
 from memories.hashing import content_hash
-from memories.models import Memory
+from memories.lifecycle.db import chunks
+from memories.models import PATH_SEPARATOR, Memory
 from memories.services import schedule_embedding
 from memories.transfer import parse_line
 
@@ -57,6 +60,22 @@ def _hard_rule_errors(parsed: list[tuple[int, dict[str, Any]]], *, actor: str) -
         if refusal is not None:
             errors.append(f"line {number}: {refusal.reason}")
     return errors
+
+
+def _organisation(fields: dict[str, Any]) -> dict[str, Any]:
+    """Kind, category node and abstracts of an imported line: as the export recorded them
+    (a restore stays lossless), else decided as a governed write decides them."""
+    if not fields["organised_in_line"]:
+        return organise_fields(content=fields["content"], layer=fields["layer"], advertiser=fields["advertiser"],
+                               data=fields["data"], category=fields["category"], business_line=fields["business_line"]).model_fields()
+    path = [part for part in fields["category_path"].split(PATH_SEPARATOR) if part.strip()]
+    abstracts = make_abstracts(fields["content"]) if fields["kind"] else None
+    return {
+        "kind": fields["kind"],
+        "category_node": category_node_for(advertiser=fields["advertiser"], path=path) if path else None,
+        "abstract_line": abstracts.line[:240] if abstracts else "",
+        "abstract_paragraph": abstracts.paragraph if abstracts else "",
+    }
 
 
 def memories_import(
@@ -119,6 +138,7 @@ def memories_import(
         return report
 
     created_ids: list[int] = []
+    touched_nodes: set[int] = set()
     with transaction.atomic():
         now = timezone.now()
         for _, fields in to_write:
@@ -127,7 +147,11 @@ def memories_import(
             if fields["layer"] == Layer.L3:
                 fields["observed_at"] = fields["observed_at"] or created
                 expires = expires or l3_expires_at(fields["observed_at"])
+            organised = _organisation(fields)
+            if organised.get("category_node") is not None:
+                touched_nodes.add(organised["category_node"].pk)
             memory = Memory(
+                **organised,
                 id=fields["id"],
                 layer=fields["layer"],
                 content=fields["content"],
@@ -163,11 +187,16 @@ def memories_import(
                 Memory.objects.filter(pk=fields["stored_id"]).update(supersedes_id=fields["supersedes"])
             if fields["derived_from"]:
                 Memory.objects.get(pk=fields["stored_id"]).derived_from.set(fields["derived_from"])
+        # A restore brings old observations back, not new signals: no suggestions here
+        # (governance.suggestions.suggestions_for_live_signals makes them on request).
+        for chunk in chunks(created_ids, 1000):
+            link_entities_bulk(list(Memory.objects.filter(pk__in=chunk).defer("embedding")))
         if any(f["id"] is not None for _, f in to_write):
             # Explicit ids leave PostgreSQL's sequence behind; SQLite needs nothing.
             with connection.cursor() as cursor:
                 for statement in connection.ops.sequence_reset_sql(no_style(), [Memory]):
                     cursor.execute(statement)
+        category_refresh(touched_nodes)
         audit_record(
             event_type="memory.import",
             actor=actor,

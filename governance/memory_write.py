@@ -19,7 +19,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from governance.entities.link import link_entities, schedule_llm_linking
+from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
+from governance.suggestions import suggestions_for_signal
 from memories import services as storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import get_embedder
@@ -48,6 +51,8 @@ class Proposal:
     observed_at: datetime | None = None
     expires_at: datetime | None = None
     tier: str = ""
+    # episodic/semantic when the writer knows it (reflection's consolidation); else decided here.
+    kind: str = ""
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Proposal:
@@ -75,6 +80,7 @@ class Proposal:
             data=dict(payload.get("data") or {}),
             observed_at=when(payload.get("observed_at")),
             expires_at=when(payload.get("expires_at")),
+            kind=payload.get("kind") or "",
         )
 
 
@@ -108,13 +114,19 @@ def _fields(proposal: Proposal, old: Memory | None) -> dict[str, Any]:
     if layer == Layer.L3:
         expires = proposal.expires_at or l3_expires_at(observed)
     category = proposal.category or (old.category if old else "") or proposal.trigger_type
+    data = proposal.data or (dict(old.data or {}) if old else {})
+    advertiser = old.advertiser if old is not None else proposal.advertiser
+    business_line = proposal.business_line or (old.business_line if old else "")
+    organised = organise_fields(content=proposal.content, layer=layer, advertiser=advertiser, trigger_type=proposal.trigger_type,
+                                data=data, category=category, business_line=business_line, kind=proposal.kind)
     return dict(
+        **organised.model_fields(),
         layer=layer,
         # A version chain is about one thing in one scope: the scope never moves.
-        advertiser=old.advertiser if old is not None else proposal.advertiser,
-        business_line=proposal.business_line or (old.business_line if old else ""),
+        advertiser=advertiser,
+        business_line=business_line,
         category=category[:64],
-        data=proposal.data or (dict(old.data or {}) if old else {}),
+        data=data,
         source=proposal.source,
         source_attribution=proposal.source_attribution,
         grounding=proposal.grounding,
@@ -153,7 +165,18 @@ def governed_write(
         storage.memory_store_vectors([memory], [np.asarray(vector, dtype=np.float32)], get_embedder().model_name)
     if derived_from:
         memory.derived_from.add(*derived_from)
+    category_refresh({n for n in (memory.category_node_id, old.category_node_id if old else None) if n})
+    _link_and_suggest(memory, trigger_type=proposal.trigger_type)
     return memory
+
+
+def _link_and_suggest(memory: Memory, *, trigger_type: str) -> None:
+    """Entity links in the same transaction as the write; an L3 signal then looks for the
+    playbooks that apply to it through those links."""
+    link_entities(memory, trigger_type=trigger_type)
+    schedule_llm_linking(memory.pk, trigger_type=trigger_type)
+    if memory.layer == Layer.L3:
+        suggestions_for_signal(signal=memory)
 
 
 def governed_reinforce(*, memory: Memory, authority: Authority) -> Memory:
@@ -169,7 +192,9 @@ def _check_transition(memory: Memory, *, authority: Authority) -> None:
 def governed_set_status(*, memory: Memory, status: str, authority: Authority) -> Memory:
     """One memory changes status (archive, restore, a reviewer's verdict)."""
     _check_transition(memory, authority=authority)
-    return storage.memory_set_status(memory=memory, status=status)
+    memory = storage.memory_set_status(memory=memory, status=status)
+    memories_refresh_categories([memory.pk])
+    return memory
 
 
 def governed_lifecycle_transition(*, memory_ids: Iterable[int], from_status: str, to_status: str, at: datetime,
@@ -183,6 +208,7 @@ def governed_lifecycle_transition(*, memory_ids: Iterable[int], from_status: str
     movable = list(candidates.values_list("id", flat=True))
     if movable:
         Memory.objects.filter(pk__in=movable, status=from_status).update(status=to_status, updated_at=at, **(extra or {}))
+        memories_refresh_categories(movable)
     return movable
 
 
@@ -194,6 +220,16 @@ def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authori
         raise HardRuleViolation(HardRule.L3_OBSERVATION, f"L3 memory #{memory.pk} needs an expiry time")
     for name, value in changes.items():
         setattr(memory, name, value)
+    fields = [*changes.keys(), "updated_at"]
+    if "category" in changes or "business_line" in changes:
+        # A person moved it: the category tree follows the new label.
+        before = memory.category_node_id
+        memory.category_node = organise_fields(
+            content=memory.content, layer=memory.layer, advertiser=memory.advertiser, data=memory.data,
+            category=memory.category, business_line=memory.business_line, kind=memory.kind).node
+        fields.append("category_node")
     memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
-    memory.save(update_fields=[*changes.keys(), "updated_at"])
+    memory.save(update_fields=fields)
+    if "category_node" in fields:
+        category_refresh({n for n in (before, memory.category_node_id) if n})
     return memory

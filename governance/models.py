@@ -8,7 +8,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, TriggerType
+from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, SignalKind, SuggestionStatus, TriggerType
 from memories.constants import Layer, Source
 
 
@@ -35,6 +35,12 @@ class MemoryEvent(models.Model):
         "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="events", verbose_name=_("memory")
     )
     provider = models.CharField(_("provider"), max_length=32, blank=True, default="")
+    # A proposal made from a conversation keeps the turns it came from, so a memory can be
+    # checked against what was said (redacted like raw_text).
+    session_id = models.CharField(_("session"), max_length=200, null=True, blank=True, db_index=True)
+    source_turns = models.JSONField(
+        _("source turns"), default=list, blank=True, help_text=_("[{index, role, content}] of the conversation turns it came from.")
+    )
 
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
     decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
@@ -53,7 +59,9 @@ class MemoryEvent(models.Model):
         indexes = [models.Index(fields=["action", "created_at"], name="event_action_time_idx")]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.kind}:{self.event_type or '-'} → {self.action or self.status}"
+        # Shown as the admin page's title and breadcrumb: labels, which follow the reader's language.
+        what = f"{self.get_kind_display()} · {self.get_event_type_display()}" if self.event_type else self.get_kind_display()
+        return f"#{self.pk} {what} → {self.get_action_display() or self.get_status_display()}"
 
 
 class Trace(models.Model):
@@ -195,3 +203,58 @@ class MetricSnapshot(models.Model):
         verbose_name = _("metric snapshot")
         verbose_name_plural = _("metric snapshots")
         ordering = ["-taken_at"]
+
+
+class Suggestion(models.Model):
+    """An L3 signal and the L2 strategies and L4 templates that apply to it. It lives as
+    long as its signal: the expiry job closes it when the signal expires or changes."""
+
+    signal = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="suggestions", verbose_name=_("signal"))
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, db_index=True)
+    kind = models.CharField(_("signal kind"), max_length=16, choices=SignalKind.choices, default=SignalKind.OTHER)
+    topic = models.CharField(_("topic"), max_length=128, blank=True, default="")
+    strategies = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_strategy",
+                                        verbose_name=_("L2 strategies"))
+    templates = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_template",
+                                       verbose_name=_("L4 templates"))
+    reasons = models.JSONField(_("why each playbook applies"), default=dict, blank=True)
+    status = models.CharField(_("status"), max_length=16, choices=SuggestionStatus.choices, default=SuggestionStatus.OPEN, db_index=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("suggestion")
+        verbose_name_plural = _("suggestions")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=[c.value for c in SuggestionStatus]), name="suggestion_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.topic or self.kind} → signal #{self.signal_id}"
+
+
+class DistillRun(models.Model):
+    """One distillation of a session's turn range, stored so that a repeat (a retried
+    session_end, a second run of the CLI) replays its decisions instead of writing again."""
+
+    scope = models.CharField(_("scope"), max_length=64, blank=True, default="", help_text=_("The advertiser written to; empty for global."))
+    session_id = models.CharField(_("session"), max_length=200)
+    turn_start = models.PositiveIntegerField(_("first turn"))
+    turn_end = models.PositiveIntegerField(_("last turn"))
+    actor = models.CharField(_("actor"), max_length=128, blank=True, default="")
+    extractor = models.CharField(_("extractor"), max_length=16, blank=True, default="")
+    result = models.JSONField(_("result"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("session distillation")
+        verbose_name_plural = _("session distillations")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "session_id", "turn_start", "turn_end"], name="distill_run_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id} [{self.turn_start}-{self.turn_end}] ({self.scope or 'global'})"

@@ -4,11 +4,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
-from governance.constants import ReviewKind, ReviewStatus
-from governance.models import MemoryEvent, ReviewItem
-from memories.constants import Layer
+from governance.constants import ReviewKind, ReviewStatus, SuggestionStatus
+from governance.models import MemoryEvent, ReviewItem, Suggestion
+from memories.constants import Layer, Status
 from memories.exceptions import InvalidInput, NotFound
+from memories.models import Memory
+from memories.selectors import memory_history
 
 MAX_QUEUE = 500
 
@@ -79,4 +82,69 @@ def review_item_dict(item: ReviewItem) -> dict[str, Any]:
         "decision_correct": item.decision_correct,
         "created_at": item.created_at.isoformat(),
         "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+    }
+
+
+def suggestions_open(*, advertisers: tuple[str, ...] | None = None, limit: int = 50) -> list[Suggestion]:
+    """Open suggestions whose signal is still live, newest first. `advertisers=None` is the
+    operator view; otherwise those advertisers' suggestions plus global ones."""
+    now = timezone.now()
+    qs = (
+        Suggestion.objects.filter(status=SuggestionStatus.OPEN, signal__status=Status.ACTIVE)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .select_related("signal").prefetch_related("strategies", "templates")
+    )
+    if advertisers is not None:
+        qs = qs.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    return list(qs.order_by("-created_at", "-id")[: max(1, min(int(limit), MAX_QUEUE))])
+
+
+def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
+    """A suggestion with its signal and playbooks, the best-matching playbook first."""
+    reasons = suggestion.reasons or {}
+
+    def playbook(memory: Memory) -> dict[str, Any]:
+        why = reasons.get(str(memory.pk), {})
+        return {"id": memory.pk, "layer": memory.layer, "content": memory.content, "advertiser": memory.advertiser,
+                "category": memory.category, "score": why.get("score", 0.0), "shared_entities": why.get("shared", [])}
+
+    def ranked(memories: Any) -> list[dict[str, Any]]:
+        return sorted((playbook(m) for m in memories.all()), key=lambda p: (-p["score"], p["id"]))
+
+    signal = suggestion.signal
+    return {
+        "id": suggestion.pk,
+        "kind": suggestion.kind,
+        "topic": suggestion.topic,
+        "advertiser": suggestion.advertiser,
+        "status": suggestion.status,
+        "created_at": suggestion.created_at.isoformat(),
+        "expires_at": suggestion.expires_at.isoformat() if suggestion.expires_at else None,
+        "signal": {"id": signal.pk, "layer": signal.layer, "content": signal.content, "advertiser": signal.advertiser,
+                   "category": signal.category, "expires_at": signal.expires_at.isoformat() if signal.expires_at else None},
+        "strategies": ranked(suggestion.strategies),
+        "templates": ranked(suggestion.templates),
+    }
+
+
+def memory_source(*, memory) -> dict[str, Any]:
+    """What a memory came from: the conversation turns (session id, indices, redacted
+    text) kept by the event that wrote it, else that event's raw input. A version made by
+    an admin edit or an UPDATE without turns of its own points back along its chain."""
+    chain = memory_history(memory=memory)
+    older_first = [m.pk for m in chain if m.version <= memory.version]
+    # This version first, then the versions it replaced, newest to oldest.
+    order = [memory.pk, *reversed([pk for pk in older_first if pk != memory.pk])]
+    events = list(MemoryEvent.objects.filter(memory_id__in=order).order_by("id"))
+    ranked = sorted(events, key=lambda e: (order.index(e.memory_id), e.pk))
+    chosen = next((e for e in ranked if e.source_turns), None) or next((e for e in ranked if e.raw_text or e.summary), None)
+    if chosen is None:
+        return {"memory_id": memory.pk, "session_id": None, "turns": [], "raw_text": None, "event_id": None}
+    return {
+        "memory_id": memory.pk,
+        "session_id": chosen.session_id,
+        "turns": [{"index": int(t.get("index", i)), "role": str(t.get("role", "")), "content": str(t.get("content", ""))}
+                  for i, t in enumerate(chosen.source_turns or [])],
+        "raw_text": chosen.raw_text or chosen.summary or None,
+        "event_id": chosen.pk,
     }

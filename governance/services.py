@@ -30,7 +30,7 @@ from governance.funnel.errors import (
     UnknownSource,
 )
 from governance.funnel import validate as validate_stage
-from governance.funnel.rules import deterministic_refusals
+from governance.funnel.rules import claim_turns, deterministic_refusals
 from governance.funnel.types import Decision, StageOutcome
 from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
@@ -163,10 +163,13 @@ def event_submit(
     actor: str = "",
     business_line: str = "",
     pipeline: list | None = None,
-    turns: list[dict[str, str]] | None = None,
+    turns: list[dict[str, Any]] | None = None,
+    session_id: str | None = None,
 ) -> Decision:
     """Run one already-validated event through the funnel. `pipeline` is the seam for
-    tests and experiments; callers normally leave it alone."""
+    tests and experiments; callers normally leave it alone. `turns` (role-tagged, with
+    their index in the conversation) are what the memory is about: the attribution rules
+    read them and the event keeps them, redacted, as the memory's source."""
     found = _existing(actor, idempotency_key)
     if found is not None and found.action:
         return decision_for_event(found, replayed=True)
@@ -183,6 +186,9 @@ def event_submit(
         business_line=business_line or "", requested_layer=layer, raw_text=text_scan.text, summary=summary_scan.text,
         data=clean_data, idempotency_key=idempotency_key or None,
         provider=judge.name if judge is provider else f"{judge.name}+{provider.name}",
+        session_id=session_id or None,
+        source_turns=[{"index": t.get("index", i), "role": t["role"], "content": scan_text(t["content"]).text}
+                      for i, t in enumerate(turns or [])],
     )
     candidate = p.new_candidate(event=event, content=content_scan.text, trigger_type=event_type, layer=layer)
     candidate.turns = [{"role": t["role"], "content": redact(t["content"])} for t in turns or []]
@@ -230,19 +236,14 @@ def _clean_messages(messages: Any) -> list[dict[str, str]]:
             raise InvalidInput(f"messages[{i}] needs a role of {' or '.join(TURN_ROLES)}")
         content = _clean_text(f"messages[{i}].content", turn.get("content"), required=False)
         if content:
-            turns.append({"role": turn["role"], "content": content})
+            # The position in the caller's conversation (a distilled transcript passes its own).
+            index = turn.get("index")
+            turns.append({"role": turn["role"], "content": content, "index": index if isinstance(index, int) and index >= 0 else i})
     if not turns:
         raise EmptyInput("messages hold no text")
     if sum(len(t["content"]) for t in turns) > max_text_chars():
         raise InputTooLarge(f"messages hold more than {max_text_chars()} characters")
     return turns
-
-
-def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The turns a memory is about: the assistant's last word and the user's answer to it,
-    or, with no assistant turn, what the user said."""
-    last = max((i for i, t in enumerate(turns) if t["role"] != "user"), default=None)
-    return turns if last is None else turns[last:]
 
 
 def event_ingest(
@@ -256,9 +257,11 @@ def event_ingest(
     actor: str = "",
     business_line: str = "",
     pipeline: list | None = None,
+    session_id: str | None = None,
 ) -> Decision:
     """Free text, or a role-tagged conversation, classified into a trigger type first,
-    then the funnel. With messages, attribution comes from the roles, not from `source`."""
+    then the funnel. With messages, attribution comes from the roles, not from `source`,
+    and the event keeps the turns (and `session_id`) the memory came from."""
     turns: list[dict[str, str]] = []
     if messages is not None:
         if text:
@@ -275,7 +278,7 @@ def event_ingest(
         kind=EventKind.INGEST, content=text, raw_text=raw, advertiser=_short("advertiser", advertiser, 64) or None,
         source=_clean_source(source), layer=_clean_layer(layer), idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
         actor=_short("actor", actor, 128) or "", business_line=_short("business_line", business_line, 64) or "", pipeline=pipeline,
-        turns=turns,
+        turns=turns, session_id=_short("session_id", session_id, 200) or None,
     )
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.utils import timezone
+
 from governance.imports import memories_import
 from governance.models import AuditLog
+from governance.suggestions import suggestions_for_live_signals
 from memories.models import Memory
 from memories.services import embed_backfill
 
@@ -21,4 +24,5 @@ def demo_load_once() -> dict[str, Any]:
         return {"loaded": False, "reason": "the database already holds memories"}
     report = memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="make run", label="demo", embed=False)
     embedded = embed_backfill()["embedded"]
-    return {"loaded": True, "imported": report.imported, "embedded": embedded}
+    suggested = suggestions_for_live_signals(now=timezone.now())
+    return {"loaded": True, "imported": report.imported, "embedded": embedded, "suggestions": suggested}

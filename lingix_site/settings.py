@@ -146,6 +146,9 @@ MEMORY_DOUBTMEM_BASE_URL = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "")
 MEMORY_DOUBTMEM_MODEL = os.environ.get("MEMORY_DOUBTMEM_MODEL", "DoubtMem-AxisGRPO-Qwen3-4B-step150")
 MEMORY_LLM_TIMEOUT = float(os.environ.get("MEMORY_LLM_TIMEOUT", "20"))
 MEMORY_LLM_MAX_RETRIES = int(os.environ.get("MEMORY_LLM_MAX_RETRIES", "2"))
+# Entity extraction by the gateway model after each write (one more chat call per write);
+# off by default, and only with the openai provider. Offline extraction always runs.
+MEMORY_ENTITIES_LLM = os.environ.get("MEMORY_ENTITIES_LLM", "").strip().lower() in {"1", "true", "yes", "on"}
 
 MEMORY_EMBEDDING_PROVIDER = os.environ.get("MEMORY_EMBEDDING_PROVIDER", "local").strip().lower()
 MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embedding-3-small")

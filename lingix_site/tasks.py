@@ -10,6 +10,7 @@ from django.utils import timezone
 from governance.lifecycle.evict import memories_decay_and_evict
 from governance.lifecycle.expire import memories_expire
 from governance.lifecycle.promote import memories_promote
+from governance.organise.backfill import memories_organise
 from governance.reflection import reflection_run
 from governance.snapshots import metric_snapshot_take
 from memories.lifecycle.backfill import embeddings_backfill
@@ -37,3 +38,7 @@ def reflect() -> dict[str, Any]:
 
 def snapshot() -> dict[str, Any]:
     return {"snapshot_id": metric_snapshot_take(now=timezone.now()).pk}
+
+
+def organise() -> dict[str, Any]:
+    return memories_organise(now=timezone.now())

@@ -4,10 +4,12 @@ from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import path, re_path
 
 from api.api import api_urls, not_found
+from api.mcp_server import mcp_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", api_urls()),
+    path("mcp", mcp_view, name="mcp"),  # Model Context Protocol, streamable HTTP (api/mcp_server.py)
     # Anything else under the API answers in JSON too, not with the HTML 404 page.
     re_path(r"^api/v1/(?P<rest>.*)$", not_found),
 ]

@@ -53,6 +53,15 @@ class Grounding(models.TextChoices):
     UNKNOWN = "unknown", _("unknown")
 
 
+class MemoryKind(models.TextChoices):
+    """What a memory is about: something that happened (a campaign result, an observed
+    signal) or something that holds (a rule, a preference, a pattern). Empty: written
+    before kinds existed and not organised yet."""
+
+    EPISODIC = "episodic", _("episodic (what happened)")
+    SEMANTIC = "semantic", _("semantic (what holds)")
+
+
 class Tier(models.TextChoices):
     """Retention tiers; the Weibull decay shape depends on the tier."""
 
@@ -66,3 +75,33 @@ LAYER_CODES = [choice.value for choice in Layer]
 # Operators hold it (the roles data migration of the app above gives it to that group);
 # reviewers do not, so an L1 core rule is never changed or approved by a reviewer.
 L1_PERMISSION = "memories.edit_l1_memory"
+
+
+class EntityKind(models.TextChoices):
+    """What a named thing in ad-ops text is (the entity links of a memory)."""
+
+    ADVERTISER = "advertiser", _("advertiser")
+    CATEGORY = "category", _("category")
+    CHANNEL = "channel", _("channel")
+    PLAN = "plan", _("plan")
+    METRIC = "metric", _("metric")
+    TIME_SLOT = "time_slot", _("time slot")
+    EVENT = "event", _("event (promotion, cold start, anomaly)")
+
+
+class RelationPredicate(models.TextChoices):
+    """How two entities of one memory relate; the subject is the memory's head entity."""
+
+    IN_CATEGORY = "in_category", _("in category")
+    USES_CHANNEL = "uses_channel", _("uses channel")
+    RUNS_PLAN = "runs_plan", _("runs plan")
+    MEASURED_BY = "measured_by", _("measured by")
+    DURING = "during", _("during")
+    AFFECTED_BY = "affected_by", _("affected by")
+
+
+class LinkOrigin(models.TextChoices):
+    """Who extracted an entity link: the offline extractor or the configured LLM."""
+
+    OFFLINE = "offline", _("offline patterns and event fields")
+    LLM = "llm", _("LLM")

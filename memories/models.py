@@ -6,7 +6,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
+from memories.constants import (
+    Attribution, EntityKind, Grounding, Layer, LinkOrigin, MemoryKind, RelationPredicate, Source, Status, Tier,
+)
 
 
 class Memory(models.Model):
@@ -17,6 +19,16 @@ class Memory(models.Model):
     advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, help_text=_("Empty means global."))
     business_line = models.CharField(_("business line"), max_length=64, blank=True, default="")
     category = models.CharField(_("category"), max_length=64, blank=True, default="")
+
+    # Organisation, decided at write time by governance.organise (and backfilled by
+    # `memory maintain --task organise` for older rows).
+    kind = models.CharField(_("kind"), max_length=10, choices=MemoryKind.choices, blank=True, default="", db_index=True)
+    category_node = models.ForeignKey(
+        "memories.Category", null=True, blank=True, on_delete=models.SET_NULL, related_name="memories",
+        verbose_name=_("category (tree)"),
+    )
+    abstract_line = models.CharField(_("one-line abstract"), max_length=240, blank=True, default="")
+    abstract_paragraph = models.TextField(_("paragraph abstract"), blank=True, default="")
 
     source = models.CharField(_("source"), max_length=16, choices=Source.choices, default=Source.AGENT)
     source_attribution = models.CharField(
@@ -81,6 +93,38 @@ class Memory(models.Model):
         return f"[{self.layer}·{scope}] {self.content[:60]}"
 
 
+PATH_SEPARATOR = " › "
+
+
+class Category(models.Model):
+    """One node of a category tree (医药OTC › 冷启动 › 出价). Each advertiser has its own
+    tree; advertiser NULL is the global tree. Counts and the summary cover the node and
+    everything under it and are kept by governance.organise on every governed write."""
+
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, help_text=_("Empty means the global tree."))
+    name = models.CharField(_("name"), max_length=64)
+    path = models.CharField(_("path"), max_length=255, db_index=True)
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children", verbose_name=_("parent"))
+    depth = models.PositiveSmallIntegerField(_("depth"), default=0)
+    memory_count = models.PositiveIntegerField(_("active memories"), default=0)
+    episodic_count = models.PositiveIntegerField(_("episodic"), default=0)
+    semantic_count = models.PositiveIntegerField(_("semantic"), default=0)
+    summary = models.TextField(_("summary"), blank=True, default="")
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("category")
+        verbose_name_plural = _("categories")
+        ordering = ["advertiser", "path"]
+        constraints = [
+            models.UniqueConstraint(fields=["advertiser", "path"], condition=Q(advertiser__isnull=False), name="cat_scoped_path_unique"),
+            models.UniqueConstraint(fields=["path"], condition=Q(advertiser__isnull=True), name="cat_global_path_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.advertiser or 'global'}: {self.path}"
+
+
 class SearchState(models.Model):
     """One row. Triggers bump `generation` on every search-relevant change and `epoch` on
     deletes, so each process can tell whether its in-memory vector matrix is stale."""
@@ -90,3 +134,59 @@ class SearchState(models.Model):
 
     class Meta:
         verbose_name = _("search state")
+
+
+class Entity(models.Model):
+    """A named thing memories talk about: an advertiser, category, channel, plan, metric,
+    time slot or event. Names are canonical (memories.entity_vocabulary)."""
+
+    kind = models.CharField(_("kind"), max_length=16, choices=EntityKind.choices, db_index=True)
+    name = models.CharField(_("name"), max_length=128)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("entity")
+        verbose_name_plural = _("entities")
+        ordering = ["kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "name"], name="entity_kind_name_unique"),
+            models.CheckConstraint(condition=Q(kind__in=[c.value for c in EntityKind]), name="entity_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.name}"
+
+
+class MemoryEntity(models.Model):
+    """One memory names one entity; the entity arm of search reads these links."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="entity_links", verbose_name=_("memory"))
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="memory_links", verbose_name=_("entity"))
+    origin = models.CharField(_("origin"), max_length=8, choices=LinkOrigin.choices, default=LinkOrigin.OFFLINE)
+
+    class Meta:
+        verbose_name = _("entity link")
+        verbose_name_plural = _("entity links")
+        constraints = [models.UniqueConstraint(fields=["memory", "entity"], name="memory_entity_unique")]
+        indexes = [models.Index(fields=["entity", "memory"], name="memory_entity_by_entity_idx")]
+
+
+class Relation(models.Model):
+    """(subject, predicate, object) as one memory states it."""
+
+    subject = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="relations_out", verbose_name=_("subject"))
+    predicate = models.CharField(_("predicate"), max_length=16, choices=RelationPredicate.choices)
+    object = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="relations_in", verbose_name=_("object"))
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations", verbose_name=_("memory"))
+    origin = models.CharField(_("origin"), max_length=8, choices=LinkOrigin.choices, default=LinkOrigin.OFFLINE)
+
+    class Meta:
+        verbose_name = _("relation")
+        verbose_name_plural = _("relations")
+        constraints = [
+            models.UniqueConstraint(fields=["subject", "predicate", "object", "memory"], name="relation_unique"),
+            models.CheckConstraint(condition=Q(predicate__in=[c.value for c in RelationPredicate]), name="relation_predicate_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"({self.subject.name}, {self.predicate}, {self.object.name}) #{self.memory_id}"

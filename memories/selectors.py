@@ -46,20 +46,28 @@ def memory_search(
     mode: Mode = "hybrid",
     record_access: bool = True,
     config: RankingConfig = DEFAULT_RANKING,
+    kinds: tuple[str, ...] | None = None,
+    category: str | None = None,
 ) -> SearchResponse:
     """Hybrid retrieval inside the structured filter. `advertisers=None` is the operator
-    view; otherwise only those advertisers (plus global memories)."""
+    view; otherwise only those advertisers (plus global memories). `kinds` keeps episodic
+    or semantic memories; `category` (a path such as 医药OTC › 冷启动) keeps that node and
+    its subtree in the caller's trees."""
+    from memories.category_selectors import category_ids_for_path
+
     search_filter = SearchFilter(
         advertisers=advertisers,
         include_global=include_global,
         business_line=business_line or None,
         layers=tuple(layers) if layers else None,
+        kinds=tuple(kinds) if kinds else None,
+        category_ids=category_ids_for_path(path=category, advertisers=advertisers) if category else None,
         now=timezone.now(),
     )
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
-    # The vector is not part of a result; leaving it out skips 1.5 kB of overflow pages per row.
-    by_id = Memory.objects.defer("embedding").in_bulk([hit.memory_id for hit in outcome.hits])
+    # The vector is not part of a result; leaving it out skips 1.5 kB per row.
+    by_id = Memory.objects.select_related("category_node").defer("embedding").in_bulk([hit.memory_id for hit in outcome.hits])
     results = []
     for hit in outcome.hits:
         memory = by_id.get(hit.memory_id)
@@ -144,7 +152,7 @@ def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[
 
 
 def memories_for_export(*, advertiser: str | None = None) -> Iterator[Memory]:
-    queryset = Memory.objects.order_by("id").prefetch_related("derived_from")
+    queryset = Memory.objects.order_by("id").select_related("category_node").prefetch_related("derived_from")
     if advertiser is not None:
         queryset = queryset.filter(advertiser=advertiser)
     yield from queryset.iterator(chunk_size=500)

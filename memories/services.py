@@ -45,8 +45,16 @@ def memory_create(
     expires_at: datetime | None = None,
     created_at: datetime | None = None,
     embed: bool = True,
+    kind: str = "",
+    category_node: Any = None,
+    abstract_line: str = "",
+    abstract_paragraph: str = "",
 ) -> Memory:
     memory = Memory(
+        kind=kind,
+        category_node=category_node,
+        abstract_line=abstract_line,
+        abstract_paragraph=abstract_paragraph,
         layer=layer,
         content=content.strip(),
         data=data or {},
@@ -104,6 +112,8 @@ def memory_supersede(*, old: Memory, content: str, embed: bool = True, **fields:
         "category": old.category,
         "data": old.data,
         "tier": old.tier,
+        "kind": old.kind,
+        "category_node": old.category_node,
     }
     inherited.update(fields)
     new = memory_create(content=content, embed=embed, **inherited)
@@ -117,6 +127,13 @@ def memory_set_status(*, memory: Memory, status: str) -> Memory:
     Memory.objects.filter(pk=memory.pk).update(status=status, updated_at=timezone.now())
     memory.refresh_from_db()
     return memory
+
+
+def memory_set_organisation(*, memory: Memory, kind: str, category_node: Any, abstract_line: str, abstract_paragraph: str) -> None:
+    """Store what governance decided about a memory's kind, category and abstracts
+    (the backfill of memories written before these existed)."""
+    Memory.objects.filter(pk=memory.pk).update(kind=kind, category_node=category_node, abstract_line=abstract_line,
+                                               abstract_paragraph=abstract_paragraph)
 
 
 def memory_reinforce(*, memory: Memory) -> Memory:

@@ -11,7 +11,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
+from memories.constants import Attribution, Grounding, Layer, MemoryKind, Source, Status, Tier
 from memories.models import Memory
 from memories.presenters import _iso, memory_dict
 
@@ -122,6 +122,11 @@ def parse_line(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
         "access_count": _count(row, "access_count", errors),
         "reinforcement_count": _count(row, "reinforcement_count", errors),
         "version": _count(row, "version", errors) if "version" in row else 1,
+        # An export line carries its organisation (possibly empty: not organised yet) and
+        # keeps it; a line without these keys is organised like a governed write.
+        "kind": _choice(row, "kind", MemoryKind, "", errors) if row.get("kind") else "",
+        "category_path": row.get("category_path") if isinstance(row.get("category_path"), str) else "",
+        "organised_in_line": "kind" in row,
     }
     if fields["version"] < 1:
         errors.append("version must be at least 1")

@@ -2,6 +2,6 @@
 package, which registers them all). Events, traces and the audit log are read-only;
 memory edits, review decisions and policy edits go through governance services, which
 trace and audit them."""
-from governance.admin import events, layer_policy, memory, records, review, site
+from governance.admin import categories, entities, events, layer_policy, memory, records, review, site
 
-__all__ = ["events", "layer_policy", "memory", "records", "review", "site"]
+__all__ = ["categories", "entities", "events", "layer_policy", "memory", "records", "review", "site"]

@@ -34,3 +34,24 @@ class BusinessLineFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         return queryset.filter(business_line=self.value()) if self.value() else queryset
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    """A category node and everything under it (linked from the category trees)."""
+
+    title = _("category (tree)")
+    parameter_name = "category"
+
+    def lookups(self, request, model_admin):
+        from memories.models import Category
+
+        return [(str(node.pk), f"{node.advertiser or 'global'}: {node.path}") for node in Category.objects.order_by("advertiser", "path")[:300]]
+
+    def queryset(self, request, queryset):
+        from memories.category_selectors import subtree_q
+        from memories.models import Category
+
+        if not self.value() or not str(self.value()).isdigit():
+            return queryset
+        node = Category.objects.filter(pk=int(self.value())).first()
+        return queryset.filter(subtree_q(node)) if node else queryset.none()

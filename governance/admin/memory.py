@@ -10,9 +10,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
-from django.utils.translation import gettext_lazy as _, ngettext
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
-from governance.admin.filters import AdvertiserFilter, BusinessLineFilter
+from governance.admin.entities import memory_entities
+from governance.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
+from governance.admin.memory_list import MemoryListColumns
 from governance.admin_edits import (
     ADMIN_EDITABLE_FIELDS,
     memory_admin_edit,
@@ -21,6 +24,7 @@ from governance.admin_edits import (
     memory_can_change,
 )
 from governance.models import MemoryEvent
+from governance.selectors import memory_source
 from memories.constants import Status
 from memories.exceptions import DomainError
 from memories.models import Memory
@@ -28,26 +32,36 @@ from memories.selectors import memory_history
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("id", "layer", "short_content", "scope", "business_line", "status", "version", "importance", "source", "created_at")
+class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
+    list_display = ("id", "layer_code", "kind", "short_content", "scope", "category_path", "status_version",
+                    "importance_shown", "created_shown")
     list_display_links = ("id", "short_content")
-    list_filter = ("layer", "status", AdvertiserFilter, BusinessLineFilter, "source", "tier")
+    list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
     list_per_page = 50
+    list_select_related = ("category_node",)
     date_hierarchy = "created_at"
     actions = ("archive_selected", "restore_selected", "reembed_selected")
     readonly_fields = (
         "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
         "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data", "created_at", "updated_at", "version_history", "source_events",
+        "data_shown", "created_at", "updated_at", "version_history", "source_events", "source_turns", "entities",
+        "kind", "category_path", "abstract_line", "abstract_paragraph",
     )
     fieldsets = (
-        (None, {"fields": ("layer", "advertiser", "status", "content")}),
+        (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
+        (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "data")}),
+        (_("Entities"), {"fields": ("entities",)}),
+        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns",
+                                      "data_shown")}),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
+
+    @admin.display(description=_("entities"))
+    def entities(self, obj):
+        return memory_entities(obj)
 
     # New memories come in through the funnel or a trusted import, never a bare form, and
     # nothing is deleted: archiving keeps the trail.
@@ -65,13 +79,9 @@ class MemoryAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding")
 
-    @admin.display(description=_("content"))
-    def short_content(self, obj):
-        return Truncator(obj.content).chars(70)
-
-    @admin.display(description=_("scope"), ordering="advertiser")
-    def scope(self, obj):
-        return obj.advertiser or _("global")
+    @admin.display(description=_("category (tree)"), ordering="category_node__path")
+    def category_path(self, obj):
+        return obj.category_node.path if obj.category_node_id else "—"
 
     @admin.display(description=_("embedding"))
     def embedding_state(self, obj):
@@ -118,7 +128,7 @@ class MemoryAdmin(admin.ModelAdmin):
                     reverse("admin:governance_memoryevent_change", args=[e.pk]),
                     e.pk,
                     e.get_kind_display(),
-                    e.action or e.get_status_display(),
+                    e.get_action_display() or e.get_status_display(),
                     e.actor or e.get_source_display(),
                     localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
                     Truncator(e.raw_text or e.summary or "").chars(300),
@@ -126,6 +136,19 @@ class MemoryAdmin(admin.ModelAdmin):
                 for e in events
             ),
         )
+
+    @admin.display(description=_("source turns"))
+    def source_turns(self, obj):
+        source = memory_source(memory=obj)
+        if not source["turns"]:
+            return _("not from a conversation")
+        session = source["session_id"] or _("(no session id)")
+        rows = format_html_join(
+            "", '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
+            ((t["index"], t["role"], t["content"]) for t in source["turns"]),
+        )
+        return format_html('<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
+                           _("session"), session, _("event"), source["event_id"], rows)
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}
@@ -182,5 +205,5 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Re-embed selected memories"), permissions=["change"])
     def reembed_selected(self, request, queryset):
-        n = memory_admin_reembed(memories=list(queryset.only("id")), user=request.user)
+        n = memory_admin_reembed(memories=list(queryset.select_related(None).only("id")), user=request.user)
         self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)

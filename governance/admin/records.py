@@ -1,15 +1,13 @@
 """Append-only records: the audit log, reflection reports and metric snapshots."""
 from __future__ import annotations
 
-import json
-
 from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from governance.admin.common import ReadOnlyAdmin
+from governance.admin.readable import readable
 from governance.models import AuditLog, MetricSnapshot, ReflectionReport
 
 
@@ -33,7 +31,13 @@ class AuditLogAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("details"))
     def extra_excerpt(self, obj):
-        return Truncator(json.dumps(obj.extra_data, ensure_ascii=False, default=str)).chars(120)
+        return readable(obj.extra_data)
+
+    def get_fields(self, request, obj=None):
+        return ("created_at", "event_type", "actor", "target_type", "target_link", "extra_excerpt")
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.get_fields(request, obj)
 
 
 @admin.register(ReflectionReport)

@@ -9,25 +9,29 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.text import Truncator
-from django.utils.timesince import timesince
 from django.utils.translation import gettext, gettext_lazy as _, ngettext
 
 from governance.admin.common import admin_link
 from governance.admin.filters import AdvertiserFilter
+from governance.admin.readable import readable, review_reasons
 from governance.admin.review_compare import review_candidate_text, review_similar_memories
-from governance.admin.review_decision import DecisionForm, proposed_by_self, review_decide
+from governance.admin.list_cells import local_time_text
+from governance.admin.review_verdicts import auto_action_label, review_verdicts
+from governance.admin.review_decision import DecisionForm, Verdict, proposed_by_self, review_decide
+from governance.admin.review_flow import changelist_url, change_url, decision_message, kept_filters, next_open_item, with_next_link
+from governance.admin.review_list import ReviewListColumns
 from governance.constants import ReviewStatus
 from governance.models import ReviewItem
+from governance.review_audit import review_overturn_writes_l1
 from governance.selectors import review_writes_l1
 from memories.constants import L1_PERMISSION
 from memories.exceptions import DomainError
 
 
 @admin.register(ReviewItem)
-class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "layer", "advertiser", "candidate", "waiting", "proposed_by", "reviewer_name")
+class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
+    list_display = ("id", "kind_badge", "candidate", "layer_code", "scope", "waiting", "people")
     list_display_links = ("id", "candidate")
     list_filter = ("status", "kind", "layer", AdvertiserFilter)
     search_fields = ("reason", "proposed_by", "memory__content", "event__raw_text", "event__summary")
@@ -46,18 +50,27 @@ class ReviewItemAdmin(admin.ModelAdmin):
         return ["open_first", "created_at", "id"]
 
     fieldsets = (
-        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link", "related_link")}),
+        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
+                           "related_link")}),
         (_("Decision"), {"fields": ("reviewer_name", "note", "decision_correct", "decided_at")}),
-        (_("Payload"), {"fields": ("payload",), "classes": ("collapse",)}),
+        (_("Payload"), {"fields": ("payload_shown",), "classes": ("collapse",)}),
     )
     readonly_fields = (
-        "kind", "status", "layer", "advertiser", "reason", "proposed_by", "created_at", "event_link", "memory_link",
-        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload",
+        "kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
+        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload_shown",
     )
 
     @admin.display(description=_("source event"))
     def event_link(self, obj):
-        return admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.action}" if obj.event else None)
+        return admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.get_action_display()}" if obj.event else None)
+
+    @admin.display(description=_("reason"))
+    def reason_shown(self, obj):
+        return review_reasons(obj)
+
+    @admin.display(description=_("payload"))
+    def payload_shown(self, obj):
+        return readable(obj.payload)
 
     @admin.display(description=_("memory under review"))
     def memory_link(self, obj):
@@ -73,16 +86,6 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
-
-    @admin.display(description=_("candidate"))
-    def candidate(self, obj):
-        return Truncator(review_candidate_text(obj)).chars(80)
-
-    @admin.display(description=_("waiting"), ordering="created_at")
-    def waiting(self, obj):
-        if obj.status != ReviewStatus.OPEN:
-            return "—"
-        return timesince(obj.created_at, timezone.now())
 
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
@@ -103,10 +106,17 @@ class ReviewItemAdmin(admin.ModelAdmin):
                 title=gettext("Decide a review item") if item.status == ReviewStatus.OPEN else gettext("Review item"),
                 candidate=candidate,
                 similar=review_similar_memories(item, candidate),
-                decision_form=DecisionForm(initial={"decision": "approve"}),
+                decision_form=DecisionForm(initial={"decision": Verdict.APPROVE}),
+                verdicts=review_verdicts(item),
+                why=review_reasons(item),
+                auto_action=auto_action_label(item),
+                decided_at_shown=local_time_text(item.decided_at),
+                changelist_filters=kept_filters(request),
+                next_item=next_open_item(self, request, after=item, filters=kept_filters(request)),
                 can_decide=item.status == ReviewStatus.OPEN and self.has_change_permission(request, item),
                 # The service refuses it anyway; hiding the button spares a reviewer the round trip.
                 can_approve=not review_writes_l1(item) or request.user.has_perm(L1_PERMISSION),
+                can_write=not (review_writes_l1(item) or review_overturn_writes_l1(item)) or request.user.has_perm(L1_PERMISSION),
                 proposed_by_self=proposed_by_self(item, request.user),
                 show_save=False,
                 show_save_and_continue=False,
@@ -117,28 +127,31 @@ class ReviewItemAdmin(admin.ModelAdmin):
 
     def decide_view(self, request, object_id):
         item = get_object_or_404(ReviewItem, pk=object_id)
-        change_url = reverse("admin:governance_reviewitem_change", args=[item.pk])
+        filters = kept_filters(request)
+        back = change_url(item.pk, filters)
         if request.method != "POST":
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         if not self.has_change_permission(request, item):
             raise PermissionDenied
         form = DecisionForm(request.POST)
         if not form.is_valid():
             for error in form.non_field_errors() + [e for errs in form.errors.values() for e in errs if e not in form.non_field_errors()]:
                 self.message_user(request, error, messages.ERROR)
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         decision = form.cleaned_data["decision"]
         if proposed_by_self(item, request.user):
             self.message_user(request, gettext("You proposed this item; someone else has to decide it."), messages.ERROR)
-            return HttpResponseRedirect(change_url)
+            return HttpResponseRedirect(back)
         try:
-            review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
+            outcome = review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
         except (DomainError, PermissionDenied, ValueError) as exc:
             self.message_user(request, str(exc), messages.ERROR)
-            return HttpResponseRedirect(change_url)
-        done = gettext("Approved review item #%(id)s.") if decision == "approve" else gettext("Rejected review item #%(id)s.")
-        self.message_user(request, done % {"id": item.pk}, messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:governance_reviewitem_changelist"))
+            return HttpResponseRedirect(back)
+        item.refresh_from_db()
+        message = decision_message(item=item, verdict=decision, decision=outcome)
+        following = next_open_item(self, request, after=item, filters=filters)
+        self.message_user(request, with_next_link(message, following, filters), messages.SUCCESS)
+        return HttpResponseRedirect(changelist_url(filters))
 
     def _bulk(self, request, queryset, decision: str):
         if "apply" in request.POST:

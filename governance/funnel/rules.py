@@ -19,7 +19,7 @@ from memories.constants import Source
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
 USER_ASSENT = re.compile(
-    r"^\s*(?:好的?|好吧|可以|行|没问题|同意|确认|就这么办|就按(?:这个|你说的)|按(?:这个|你说的)来|照(?:此|这个)执行|ok(?:ay)?|yes|yep|sure|"
+    r"^\s*(?:好的?|好吧|对的?|是的|嗯+|可以|行|没问题|同意|确认|就这么办|就按(?:这个|你说的)|按(?:这个|你说的)来|照(?:此|这个)执行|ok(?:ay)?|yes|yep|sure|"
     r"agreed|confirmed|sounds good|go ahead|do it|let'?s do (?:it|that))\b|就按这个|按这个执行",
     re.IGNORECASE,
 )
@@ -31,6 +31,25 @@ INFERENCE = re.compile(
     r"\bI (?:infer|think|believe|guess|suspect)\b|\bprobably\b|\bseems? to\b|\bmy guess\b",
     re.IGNORECASE,
 )
+
+
+def user_confirms(texts: list[str]) -> bool:
+    """Whether a user's own words say yes to what the assistant proposed."""
+    return any(s.has(s.CONFIRMATION, text) or USER_ASSENT.search(text) for text in texts)
+
+
+def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The turns a memory is about. The assistant's last word belongs to the claim only
+    when the user's answer confirms it; otherwise the claim is what the user said after
+    it, so assistant text is never credited to the user. A conversation that ends with
+    the assistant is the assistant's claim."""
+    last = max((i for i, t in enumerate(turns) if t["role"] != "user"), default=None)
+    if last is None:
+        return turns
+    answer = turns[last + 1:]
+    if not answer or user_confirms([t["content"] for t in answer]):
+        return turns[last:]
+    return answer
 
 
 def attribution_from_turns(turns: list[dict[str, str]]) -> str:
@@ -45,8 +64,7 @@ def attribution_from_turns(turns: list[dict[str, str]]) -> str:
         return A.USER_STATED
     if not later_user:
         return A.ASSISTANT_SUGGESTION
-    confirms = any(s.has(s.CONFIRMATION, text) or USER_ASSENT.search(text) for text in later_user)
-    return A.USER_CONFIRMED if confirms else A.USER_STATED
+    return A.USER_CONFIRMED if user_confirms(later_user) else A.USER_STATED
 
 
 def derive_attribution(c: Candidate) -> str:

@@ -41,6 +41,11 @@ USER_VOICE = _rx(
     r"用户(?:说|表示|反馈|要求|纠正|指出|强调|明确|提出|不希望|希望|不要|要)", r"客户(?:说|表示|反馈|要求|纠正|指出|强调|明确|不希望|希望)",
     r"广告主(?:说|表示|反馈|要求|纠正|明确)", r"\b(?:the )?(?:user|client|advertiser) (?:said|says|asked|wants|insisted|corrected|told|requested|prefers)\b",
 )
+# A user settling a choice ("就这么定", "we'll go with"): what session distillation keeps beside preferences and corrections.
+DECISION = _rx(
+    r"决定", r"定了", r"就这么定", r"拍板", r"最终(?:方案|决定|选择|用)", r"确定(?:用|采用|按|走|投)", r"统一(?:用|按|改)",
+    r"\bwe(?:'ll| will) go with\b", r"\blet'?s go with\b", r"\bdecided\b", r"\bgoing with\b", r"\bwe(?:'ll| will) use\b",
+)
 ASSISTANT_VOICE = _rx(r"助手建议", r"AI建议", r"智能体建议", r"\bassistant (?:suggested|recommended)\b", r"\bthe agent suggested\b")
 CORRECTION = _rx(
     r"纠正", r"更正", r"改为", r"改成", r"改用", r"不再", r"而不是", r"实际上", r"其实是", r"以后", r"从现在起", r"之前说错",

@@ -12,6 +12,7 @@ from django.db.models import Count
 from governance.hard_rules import Authority
 from governance.memory_write import governed_lifecycle_transition
 from governance.models import Trace
+from governance.suggestions import suggestions_expire
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch
 from memories.models import Memory
@@ -65,6 +66,7 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
             break
     return {
         "expired": len(expired_ids),
+        "suggestions_expired": suggestions_expire(now=now, actor=actor),
         "by_layer": {layer: by_layer.get(layer, 0) for layer in (Layer.L1, Layer.L2, Layer.L3, Layer.L4) if by_layer.get(layer)},
         "batches": batches,
         "memory_ids": expired_ids[:50],

@@ -14,6 +14,7 @@ PROMPT_VERSIONS = {
     "value": "value-2026.12.1",
     "judge": "judge-2026.12.1",
     "doubtmem": "doubtmem-2026.12.1",
+    "distill": "distill-2026.12.1",
 }
 
 _UNTRUSTED_RULE = (
@@ -108,4 +109,23 @@ def doubtmem_messages(*, request: Any) -> list[dict[str, str]]:
             "content": "prompt:doubtmem\n"
             + untrusted_block({"speaker": request.source, "candidate_memory": request.content, "event_data": request.data, "existing_memories": memories}),
         },
+    ]
+
+
+DISTILL_SYSTEM = (
+    "You read one conversation between an advertising-operations user and an assistant and point at the turns worth "
+    "keeping in long-term memory: a preference the user states, a correction the user makes, a decision the user "
+    "settles, or a user turn that confirms a concrete suggestion of the assistant (then list the assistant turn and "
+    "the confirming user turn). Ignore greetings, questions, chatter and anything only the assistant said. Each "
+    "candidate lists turn indices from the conversation and must end with a user turn whose index lies in the given "
+    "range. Do not rewrite or summarise the text: the memory is made from the turns themselves. " + _UNTRUSTED_RULE + " "
+    'Answer with one JSON object only: {"candidates": [{"turns": [int, ...], "kind": "preference"|"correction"|'
+    '"decision"|"confirmation", "reason": str}]}.'
+)
+
+
+def distill_messages(*, turns: list[dict[str, Any]], start: int, end: int) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": DISTILL_SYSTEM},
+        {"role": "user", "content": f"prompt:distill\nrange: turns {start}..{end}\n" + untrusted_block({"turns": turns})},
     ]

@@ -5,7 +5,13 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext_lazy as _
 
+from governance.admin.list_cells import zone_label
+from governance.admin.reason_text import choice
+from governance.admin.review_start import review_start
+from governance.constants import ReviewKind
+from governance.selectors import suggestion_dict, suggestions_open
 from governance.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
+from memories.constants import Status
 
 register = template.Library()
 
@@ -18,16 +24,21 @@ def lingix_dashboard(context):
     if not all(request.user.has_perm(p) for p in DASHBOARD_PERMISSIONS):
         return {"visible": False}
     data = dashboard_data()
+    decisions = stacked_bars(data["decisions"], colours={k.value if hasattr(k, "value") else k: v for k, v in ACTION_COLOURS.items()})
     return {
+        "start": review_start(),
+        "status_rows": [(Status(k).label if k in Status.values else k, n) for k, n in data["by_status"].items()],
+        "kind_rows": [(ReviewKind(k).label if k in ReviewKind.values else k, n) for k, n in data["review"]["by_kind"].items()],
         "visible": True,
         "data": data,
         "layers_chart": horizontal_bars(data["memories"], colours=LAYER_COLOURS),
         "growth_chart": stacked_bars(data["growth"], colours=LAYER_COLOURS),
-        "decisions_chart": stacked_bars(data["decisions"], colours={k.value if hasattr(k, "value") else k: v for k, v in ACTION_COLOURS.items()}),
+        "decisions_chart": {**decisions, "legend": {choice(k): colour for k, colour in decisions["legend"].items()}},
         "queue_chart": horizontal_bars(data["review"]["buckets"], width=300),
         "queue_url": "admin:governance_reviewitem_changelist",
         "guard_rows": metric_rows(data["metrics"]["guard"]),
         "guardrail_rows": metric_rows(data["metrics"]["guardrail"]),
+        "suggestions": [suggestion_dict(s) for s in suggestions_open(limit=6)],
     }
 
 
@@ -50,8 +61,8 @@ METRIC_LABELS = {
     "window_days": _("window (days)"),
     "decisions": _("decisions"),
     "by_action": _("by action"),
-    "reject_rate": _("REJECT rate"),
-    "pending_rate": _("PENDING_REVIEW rate"),
+    "reject_rate": _("share rejected"),
+    "pending_rate": _("share sent to review"),
     "memories_created": _("memories created"),
     "memories_before_window": _("memories before the window"),
     "growth_rate": _("growth rate"),
@@ -68,8 +79,14 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
         elif key in RATIO_KEYS:
             shown = f"{float(value) * 100:.1f}%"
         elif isinstance(value, dict):
-            shown = " · ".join(f"{k} {v}" for k, v in value.items())
+            shown = " · ".join(f"{choice(k)} {v}" for k, v in value.items())
         else:
             shown = str(value)
         rows.append((METRIC_LABELS.get(key, key), shown, key in RATIO_KEYS))
     return rows
+
+
+@register.simple_tag
+def lingix_time_zone() -> str:
+    """The configured zone with its offset, e.g. Asia/Shanghai (UTC+08:00)."""
+    return zone_label()

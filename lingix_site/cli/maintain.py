@@ -7,7 +7,7 @@ from typing import Any
 
 from memories.cli.base import CliError, Subcommand
 
-TASKS = ("expire", "promote", "evict", "backfill", "snapshot")
+TASKS = ("expire", "promote", "evict", "backfill", "organise", "snapshot")
 
 
 def _as_of(raw: str | None) -> datetime:
@@ -42,13 +42,21 @@ def _run_task(name: str, now: datetime) -> dict[str, Any]:
         from memories.lifecycle.backfill import embeddings_backfill
 
         return embeddings_backfill(now=now)
+    if name == "organise":
+        from governance.organise.backfill import memories_organise, memories_unorganised_count
+        from memories.cli.base import progress_bar
+
+        with progress_bar(memories_unorganised_count(), "organising") as bar:
+            return memories_organise(now=now, progress=bar.update)
     from governance.snapshots import metric_snapshot_take
 
     return {"snapshot_id": metric_snapshot_take(now=now).pk}
 
 
 def _maintain_args(parser) -> None:
-    parser.add_argument("--task", choices=[*TASKS, "all"], default="all", help="which job to run (default all)")
+    parser.add_argument("--task", choices=[*TASKS, "all"], default="all",
+                        help="which job to run (default all); organise gives memories written before kinds, categories "
+                             "and abstracts existed all three")
     parser.add_argument("--as-of", help="evaluate as if it were this ISO-8601 time (drills; default now)")
 
 

@@ -17,6 +17,20 @@ def _search_args(parser) -> None:
     parser.add_argument("--top-k", type=int, default=5, help="how many results (1-50, default 5)")
     parser.add_argument("--mode", choices=["hybrid", "keyword", "vector"], default="hybrid", help="ranking mode (default hybrid)")
     parser.add_argument("--explain", action="store_true", help="show each result's component scores")
+    parser.add_argument("--kind", help="episodic (what happened), semantic (what holds), or both comma-separated")
+    parser.add_argument("--category", help="a category path and everything under it, e.g. '医药OTC › 冷启动' or 医药OTC/冷启动")
+
+
+def _parse_kinds(raw: str | None) -> tuple[str, ...] | None:
+    from memories.constants import MemoryKind
+
+    if not raw:
+        return None
+    kinds = tuple(dict.fromkeys(k.strip().lower() for k in raw.split(",") if k.strip()))
+    unknown = [k for k in kinds if k not in MemoryKind.values]
+    if unknown or not kinds:
+        raise CliError(f"--kind must be episodic, semantic or both, got {raw!r}")
+    return kinds
 
 
 def _search_run(args) -> dict[str, Any]:
@@ -31,6 +45,8 @@ def _search_run(args) -> dict[str, Any]:
         layers=parse_layers(args.layer),
         top_k=args.top_k,
         mode=args.mode,
+        kinds=_parse_kinds(args.kind),
+        category=args.category,
     )
     return {
         "query": args.query,
@@ -49,7 +65,8 @@ def _search_render(result: dict[str, Any]) -> str:
     lines = []
     for i, r in enumerate(result["results"], start=1):
         scope = r["advertiser"] or "global"
-        lines.append(f"{i}. [{r['layer']}·{scope}] #{r['id']} score={r['score']:.3f}  {r['content']}")
+        kind = f"·{r['kind']}" if r.get("kind") else ""
+        lines.append(f"{i}. [{r['layer']}·{scope}{kind}] #{r['id']} score={r['score']:.3f}  {r['content']}")
         if result.get("_explain"):
             lines.append("     " + " ".join(f"{k}={v}" for k, v in r["explain"].items()))
     return "\n".join(lines)

@@ -18,7 +18,15 @@ class SearchFilter:
     include_global: bool = True
     business_line: str | None = None
     layers: tuple[str, ...] | None = None
+    # Organisation filters: episodic/semantic, and category tree nodes (a node and its
+    # subtree are expanded to ids by the caller).
+    kinds: tuple[str, ...] | None = None
+    category_ids: tuple[int, ...] | None = None
     now: datetime = field(default_factory=timezone.now)
+
+    @property
+    def organised(self) -> bool:
+        return bool(self.kinds) or self.category_ids is not None
 
     @classmethod
     def for_advertiser(cls, advertiser: str | None, **kwargs) -> "SearchFilter":

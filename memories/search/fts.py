@@ -26,7 +26,32 @@ def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list
     if search_filter.layers:
         clauses.append(f"{alias}.layer IN ({', '.join(['%s'] * len(search_filter.layers))})")
         params.extend(search_filter.layers)
+    if search_filter.kinds:
+        clauses.append(f"{alias}.kind IN ({', '.join(['%s'] * len(search_filter.kinds))})")
+        params.extend(search_filter.kinds)
+    if search_filter.category_ids is not None:
+        if search_filter.category_ids:
+            clauses.append(f"{alias}.category_node_id IN ({', '.join(['%s'] * len(search_filter.category_ids))})")
+            params.extend(search_filter.category_ids)
+        else:
+            clauses.append("1 = 0")
     return " AND ".join(clauses), params
+
+
+def organised_ids(search_filter: SearchFilter) -> list[int]:
+    """Ids that pass the kind and category filters (the vector cache holds neither)."""
+    clauses, params = [], []
+    if search_filter.kinds:
+        clauses.append(f"kind IN ({', '.join(['%s'] * len(search_filter.kinds))})")
+        params.extend(search_filter.kinds)
+    if search_filter.category_ids is not None:
+        clauses.append(f"category_node_id IN ({', '.join(['%s'] * len(search_filter.category_ids))})"
+                       if search_filter.category_ids else "1 = 0")
+        params.extend(search_filter.category_ids or ())
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM memories_memory WHERE status = %s AND {' AND '.join(clauses)}",
+                       [Status.ACTIVE.value, *params])
+        return [row[0] for row in cursor.fetchall()]
 
 
 # bm25 is computed per matching row (it reads each row's size and positions), so its cost

@@ -12,6 +12,7 @@ import numpy as np
 from memories.embeddings.query_cache import embed_query_cached
 from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
+from memories.search.entities import entity_candidates
 
 Mode = Literal["hybrid", "keyword", "vector"]
 
@@ -32,6 +33,8 @@ class RankingConfig:
     recency_weight: float = 0.05
     mmr_lambda: float = 0.85
     mmr_duplicate_cosine: float = 0.97
+    # Memories linked to an entity the query names (memories.search.entities); 0 turns the arm off.
+    entity_weight: float = 0.15
 
 
 DEFAULT_RANKING = RankingConfig()
@@ -92,7 +95,10 @@ def hybrid_search(
         embed_ms = (time.perf_counter() - t0) * 1000
         vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
     cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars, "query_embedding": fitted.cost()} if fitted else {}
-    candidate_ids = list(dict.fromkeys([*vector, *keyword]))
+    entity: dict[int, float] = {}
+    if mode == "hybrid" and config.entity_weight > 0:
+        entity, _ = entity_candidates(query, search_filter, config.candidates)
+    candidate_ids = list(dict.fromkeys([*vector, *keyword, *entity]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)
 
@@ -129,6 +135,8 @@ def hybrid_search(
             ) * (config.rrf_k + 1)
         else:
             fused = config.vector_weight * cosine_norm.get(mid, 0.0) + config.keyword_weight * keyword_norm.get(mid, 0.0)
+        if mid in entity:
+            fused += config.entity_weight * entity[mid]
         importance, created = metadata[mid]
         age_days = max(0.0, (now - created) / 86400.0)
         recency = math.exp(-math.log(2) * age_days / config.recency_half_life_days)
@@ -145,6 +153,7 @@ def hybrid_search(
                 "vector_norm": round(cosine_norm.get(mid, 0.0), 4),
                 "keyword": round(keyword.get(mid, 0.0), 4),
                 "keyword_norm": round(keyword_norm.get(mid, 0.0), 4),
+                "entity": round(entity.get(mid, 0.0), 4),
                 "fused": round(fused, 4),
                 "importance": metadata[mid][0],
                 "recency": round(recency, 4),

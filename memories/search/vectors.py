@@ -26,6 +26,7 @@ from django.db import connection
 from memories.constants import LAYER_CODES, Status
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
+from memories.search.fts import organised_ids
 
 _NO_EXPIRY = np.inf
 _GLOBAL = -1
@@ -319,6 +320,8 @@ class VectorIndex:
             keep &= (lines == code) | (lines == 0)
         if search_filter.layers:
             keep &= np.isin(column(rows.layer), np.array([LAYER_CODES.index(layer) for layer in search_filter.layers], dtype=np.int8))
+        if search_filter.organised:
+            keep &= np.isin(column(rows.ids), np.array(organised_ids(search_filter), dtype=np.int64))
         return keep
 
     def search(

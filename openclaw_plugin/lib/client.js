@@ -140,7 +140,31 @@ export class LingixClient {
   reviewList(limit = 20, opts) {
     return this.request("GET", `/review?limit=${encodeURIComponent(limit)}`, undefined, opts);
   }
+  suggestions(advertiser, limit = 20, opts) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (advertiser) query.set("advertiser", advertiser);
+    return this.request("GET", `/suggestions?${query}`, undefined, opts);
+  }
   reviewDecide(itemId, action, body, opts) {
     return this.request("POST", `/review/${encodeURIComponent(itemId)}/${action}`, body, opts);
   }
+  memory(memoryId, opts) {
+    return this.request("GET", `/memories/${encodeURIComponent(memoryId)}`, undefined, opts);
+  }
+  source(memoryId, opts) {
+    return this.request("GET", `/memories/${encodeURIComponent(memoryId)}/source`, undefined, opts);
+  }
+  distill(body, opts) {
+    return this.request("POST", "/distill", body, opts);
+  }
+}
+
+// A failure worth trying again later: the server was down, slow, overloaded or restarting.
+// A 4xx answer is final: the same request would be refused again.
+// Checked by name, not instanceof: a host may load this module more than once, and an
+// error thrown by one copy's client reaches another copy's queue.
+export function isRetryable(err) {
+  if (err?.name !== "LingixError") return false;
+  if (["unreachable", "timeout"].includes(err.code)) return true;
+  return err.code === "http_error" && (err.status >= 500 || err.status === 429 || err.status === 408);
 }

@@ -1,48 +1,26 @@
-// Auto-recall (before_prompt_build), auto-capture (agent_end) and the /new check
-// (command:new). Hooks never throw into the host and never wait longer than timeoutMs:
-// a slow or broken memory server costs one log line, not a stalled agent.
+// Auto-recall (before_prompt_build), auto-capture (agent_end), session distillation
+// (session_end, before_reset, command:new) and the /new reachability check. Hooks never
+// throw into the host and never wait longer than timeoutMs: a slow or broken memory server
+// costs one log line (and a queued retry), not a stalled agent.
 
 import { createHash } from "node:crypto";
+import { basename } from "node:path";
 
-const BLOCK = /<lingix-memory>[\s\S]*?<\/lingix-memory>\s*/g;
-const MAX_CAPTURE_CHARS = 4000;
+import { isRetryable } from "./client.js";
+import { turnOrigin } from "./provenance.js";
+import { describeConversation, resolveAdvertiser } from "./scope.js";
+import { captureWindow, lastUserTurn, messageText, readSessionTurns, stripRecall, toTurns } from "./transcript.js";
 
-export function messageText(message) {
-  if (!message) return "";
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (typeof part === "string" ? part : part && part.type === "text" && typeof part.text === "string" ? part.text : ""))
-      .filter(Boolean)
-      .join("\n");
-  }
-  return "";
-}
+export { lastUserTurn, messageText, stripRecall };
 
-export function stripRecall(text) {
-  return String(text || "").replace(BLOCK, "").trim();
-}
-
-// The user's words in the last turn: the run of user messages before the final reply.
-export function lastUserTurn(messages) {
-  if (!Array.isArray(messages)) return "";
-  let i = messages.length - 1;
-  while (i >= 0 && messages[i]?.role !== "user") i -= 1;
-  const parts = [];
-  while (i >= 0 && messages[i]?.role === "user") {
-    parts.unshift(stripRecall(messageText(messages[i])));
-    i -= 1;
-  }
-  return parts.filter(Boolean).join("\n").trim();
-}
+const MAX_TURN_CHARS = 4000;
+const MAX_DISTILL_TURNS = 400;
+const REMEMBERED_SESSIONS = 64;
 
 function recentUserTurns(messages, limit) {
-  if (!Array.isArray(messages)) return [];
-  return messages
-    .filter((m) => m?.role === "user")
-    .map((m) => stripRecall(messageText(m)))
-    .filter(Boolean)
+  return toTurns(messages)
+    .filter((t) => t.role === "user")
+    .map((t) => t.content)
     .slice(-limit);
 }
 
@@ -55,10 +33,56 @@ export function withDeadline(promise, ms) {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
-export function buildHooks({ client, config, logger }) {
-  const log = logger || console;
+function meaningful(text) {
+  return String(text || "").replace(/[\s\p{P}\p{S}]/gu, "").length;
+}
 
-  async function recall(event = {}) {
+export function captureKey(session, turns) {
+  const digest = createHash("sha256").update(`${session}\n${JSON.stringify(turns)}`).digest("hex").slice(0, 40);
+  return `oc:${digest}`;
+}
+
+// Sends one queued job again (the retry queue's deliverer).
+export function deliverJob(client, { distillTimeoutMs } = {}) {
+  return (job) => (job.kind === "distill" ? client.distill(job.body, { timeoutMs: distillTimeoutMs }) : client.ingest(job.body));
+}
+
+export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) {
+  const log = logger || console;
+  const distilled = new Map(); // session id → turn count already sent
+  // The latest transcript agent_end saw per session: session_end's file may be archived
+  // or only an identifier by the time the session ends.
+  const transcripts = new Map();
+
+  function remember(sessionId, messages) {
+    if (!sessionId || !Array.isArray(messages)) return;
+    transcripts.delete(sessionId);
+    transcripts.set(sessionId, messages);
+    if (transcripts.size > REMEMBERED_SESSIONS) transcripts.delete(transcripts.keys().next().value);
+  }
+
+  function scopeFor(ctx, what) {
+    const scope = resolveAdvertiser(config, ctx);
+    if (!scope.advertiser) {
+      log.info?.(`lingix-memory: ${what} skipped: no advertiser mapping applies to ${describeConversation(ctx)} and no fallback advertiser is configured`);
+    }
+    return scope.advertiser;
+  }
+
+  async function send(kind, body, call) {
+    try {
+      return await call();
+    } catch (err) {
+      if (queue && isRetryable(err)) {
+        queue.enqueue(kind, body, err);
+      } else {
+        log.warn?.(`lingix-memory: ${kind} skipped: ${err.message}`);
+      }
+      return undefined;
+    }
+  }
+
+  async function recall(event = {}, ctx = {}) {
     if (!config.autoRecall) return undefined;
     // An explicit empty string means the turn has no textual request (an image, a
     // continuation); the prompt then holds history, which must not become the query.
@@ -66,12 +90,14 @@ export function buildHooks({ client, config, logger }) {
     const current =
       typeof event.currentUserMessage === "string" ? stripRecall(event.currentUserMessage) : lastUserTurn(event.messages) || stripRecall(event.prompt);
     if (!current) return undefined;
+    const advertiser = scopeFor(ctx, "auto-recall");
+    if (!advertiser) return undefined;
     const earlier = recentUserTurns(event.messages, 4).filter((t) => t !== current).slice(-3);
     const body = {
       messages: [...earlier, current].map((content) => ({ role: "user", content: content.slice(0, 8000) })),
       budget_tokens: config.recallBudgetTokens,
+      advertiser,
     };
-    if (config.advertiser) body.advertiser = config.advertiser;
     try {
       const answer = await client.recall(body);
       if (answer && typeof answer.context === "string" && answer.context) {
@@ -85,33 +111,97 @@ export function buildHooks({ client, config, logger }) {
 
   async function capture(event = {}, ctx = {}) {
     if (!config.autoCapture || event.success === false) return undefined;
-    const text = lastUserTurn(event.messages).slice(0, MAX_CAPTURE_CHARS);
-    // Greetings and one-word answers are not knowledge; the funnel would reject them anyway.
-    if (text.replace(/[\s\p{P}\p{S}]/gu, "").length < 4) return undefined;
-    const session = ctx.sessionKey || ctx.sessionId || event.sessionKey || "";
-    const key = `oc:${createHash("sha256").update(`${session}\n${text}`).digest("hex").slice(0, 40)}`;
-    const body = { text, source: "user", idempotency_key: key };
-    if (config.advertiser) body.advertiser = config.advertiser;
-    try {
-      const decision = await client.ingest(body);
-      log.info?.(`lingix-memory: captured user statement: ${decision.action}${decision.layer ? ` ${decision.layer}` : ""} (event #${decision.event_id})`);
-      return decision;
-    } catch (err) {
-      log.warn?.(`lingix-memory: auto-capture skipped: ${err.message}`);
+    const origin = turnOrigin(ctx);
+    if (!origin.capture) {
+      log.info?.(`lingix-memory: auto-capture skipped: ${origin.reason}`);
       return undefined;
     }
+    remember(ctx.sessionId, event.messages);
+    const turns = captureWindow(event.messages).map((t) => ({ role: t.role, content: t.content.slice(0, MAX_TURN_CHARS) }));
+    const userText = turns.filter((t) => t.role === "user").map((t) => t.content).join("\n");
+    // Greetings are not knowledge; a short "好的" counts only as an answer to a proposal.
+    if (meaningful(userText) < (turns[0]?.role === "assistant" ? 1 : 4)) return undefined;
+    const advertiser = scopeFor(ctx, "auto-capture");
+    if (!advertiser) return undefined;
+    const session = ctx.sessionKey || ctx.sessionId || event.sessionKey || "";
+    const body = { messages: turns, idempotency_key: captureKey(session, turns), advertiser };
+    const decision = await send("ingest", body, () => client.ingest(body));
+    if (decision) {
+      log.info?.(`lingix-memory: captured turn: ${decision.action}${decision.layer ? ` ${decision.layer}` : ""} (event #${decision.event_id})`);
+    }
+    return decision;
+  }
+
+  // Sends a whole session to POST /distill. Called at session end, before a reset and on
+  // /new; the server is idempotent per session and turn range, and the plugin skips a
+  // session whose turns it already sent.
+  async function distill({ sessionId, sessionFile, messages, ctx = {}, reason }) {
+    if (!config.distillOnSessionEnd || !sessionId) return undefined;
+    const origin = turnOrigin(ctx);
+    if (!origin.capture) {
+      log.info?.(`lingix-memory: distill skipped for session ${sessionId}: ${origin.reason}`);
+      return undefined;
+    }
+    let turns = toTurns(messages);
+    if (!turns.length) turns = await readSessionTurns(sessionFile);
+    if (!turns.length) turns = toTurns(transcripts.get(sessionId));
+    if (!turns.some((t) => t.role === "user")) return undefined;
+    turns = turns.slice(-MAX_DISTILL_TURNS).map((t) => ({ role: t.role, content: t.content.slice(0, MAX_TURN_CHARS) }));
+    if (distilled.get(sessionId) === turns.length) return undefined;
+    const advertiser = scopeFor(ctx, "distill");
+    if (!advertiser) return undefined;
+    const body = { session_id: String(sessionId), messages: turns, advertiser };
+    const answer = await send("distill", body, () => client.distill(body, { timeoutMs: distillTimeoutMs }));
+    distilled.set(sessionId, turns.length);
+    transcripts.delete(sessionId);
+    if (answer) {
+      const actions = (answer.decisions || []).map((d) => d.action).join(", ") || "no candidates";
+      log.info?.(`lingix-memory: distilled session ${sessionId} (${reason}): ${answer.candidates ?? 0} candidates${answer.replayed ? ", replayed" : ""}: ${actions}`);
+    }
+    return answer;
+  }
+
+  function onSessionEnd(event = {}, ctx = {}) {
+    return distill({
+      sessionId: event.sessionId || ctx.sessionId,
+      sessionFile: event.sessionFile,
+      ctx: { ...ctx, sessionKey: event.sessionKey || ctx.sessionKey },
+      reason: `session_end:${event.reason || "unknown"}`,
+    });
+  }
+
+  function onBeforeReset(event = {}, ctx = {}) {
+    const fromFile = typeof event.sessionFile === "string" ? basename(event.sessionFile).replace(/\.jsonl$/, "") : undefined;
+    return distill({ sessionId: ctx.sessionId || fromFile, sessionFile: event.sessionFile, messages: event.messages, ctx, reason: "before_reset" });
   }
 
   async function onNewSession(event = {}) {
-    try {
-      const status = await client.status();
-      log.info?.(`lingix-memory: new session; memory online (${status.provider}, ${Object.values(status.memories || {}).reduce((a, b) => a + b, 0)} active memories)`);
-    } catch (err) {
-      log.warn?.(`lingix-memory: ${err.message}`);
-      if (Array.isArray(event.messages)) event.messages.push(`Lingix memory is unavailable for this session: ${err.message}`);
+    const context = event.context || {};
+    const previous = context.previousSessionEntry || context.sessionEntry;
+    const ctx = { agentId: context.agentId, sessionKey: event.sessionKey, senderId: context.senderId, sessionId: previous?.sessionId };
+    const work = [];
+    if (previous?.sessionId) {
+      work.push(distill({ sessionId: previous.sessionId, sessionFile: previous.sessionFile, ctx, reason: "command:new" }));
     }
+    work.push(
+      client.status().then(
+        (status) => log.info?.(`lingix-memory: new session; memory online (${status.provider}, ${Object.values(status.memories || {}).reduce((a, b) => a + b, 0)} active memories)`),
+        (err) => {
+          log.warn?.(`lingix-memory: ${err.message}`);
+          if (Array.isArray(event.messages)) event.messages.push(`Lingix memory is unavailable for this session: ${err.message}`);
+        },
+      ),
+    );
+    await Promise.all(work);
   }
 
   const bound = (fn) => (...args) => withDeadline(fn(...args), config.timeoutMs + 50);
-  return { recall: bound(recall), capture: bound(capture), onNewSession: bound(onNewSession) };
+  return {
+    recall: bound(recall),
+    capture: bound(capture),
+    onSessionEnd: bound(onSessionEnd),
+    onBeforeReset: bound(onBeforeReset),
+    onNewSession: bound(onNewSession),
+    distill,
+  };
 }

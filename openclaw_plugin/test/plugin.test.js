@@ -40,10 +40,10 @@ describe("registration", () => {
       assert.equal(typeof tool.execute, "function");
       assert.ok(tool.description.length > 20);
     }
-    assert.deepEqual([...api.hooks.keys()].sort(), ["agent_end", "before_prompt_build"]);
+    assert.deepEqual([...api.hooks.keys()].sort(), ["agent_end", "before_prompt_build", "before_reset", "session_end"]);
     assert.ok(api.internal("command:new"), "command:new is registered as an internal hook");
     const props = manifest.configSchema.properties;
-    for (const key of ["baseUrl", "apiKey", "advertiser", "autoRecall", "autoCapture", "recallBudgetTokens", "timeoutMs"]) {
+    for (const key of ["baseUrl", "apiKey", "advertiser", "advertisers", "autoRecall", "autoCapture", "distillOnSessionEnd", "recallBudgetTokens", "timeoutMs", "retryMaxAttempts", "retryBaseMs", "retryMaxMs"]) {
       assert.ok(props[key], `configSchema has ${key}`);
     }
     assert.equal(manifest.uiHints.apiKey.sensitive, true);
@@ -228,6 +228,24 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     await assert.rejects(ops.tools.get("lingix_memory_review").execute("t14", { action: "reject", item_id: itemId, note: "x" }), /HTTP 409/);
     const reflect = await ops.tools.get("lingix_memory_reflect").execute("t15", {});
     assert.match(text(reflect), /^reflection report #\d+/);
+  });
+
+  test("suggestions: live signals with the playbooks that apply, inside the token's scope", async () => {
+    const api = load();
+    const result = await api.tools.get("lingix_memory_suggestions").execute("t16", {});
+    assert.ok(result.details.count > 0, text(result));
+    for (const item of result.details.items) {
+      assert.ok(item.advertiser === "brand_A" || item.advertiser === null, item.advertiser);
+      for (const p of [...item.strategies, ...item.templates]) assert.ok(p.advertiser === "brand_A" || p.advertiser === null, p.advertiser);
+    }
+    // The demo's brand_A ROI drop is an anomaly signal; its playbook is the L4 anomaly template.
+    const anomaly = result.details.items.find((it) => it.kind === "anomaly" && it.advertiser === "brand_A");
+    assert.ok(anomaly, text(result));
+    assert.ok(anomaly.templates.some((t) => t.layer === "L4" && /anomaly/i.test(t.content)));
+    assert.match(text(result), new RegExp(`#${anomaly.id} anomaly \\(异常\\) · brand_A · signal L3 #${anomaly.signal.id}`));
+    assert.match(text(result), /\n {3}- L4 #\d+: /);
+    assert.ok(!("status" in result.details));
+    await assert.rejects(api.tools.get("lingix_memory_suggestions").execute("t17", { advertiser: "brand_B" }), /HTTP 403.*brand_B/);
   });
 
   test("command:new checks the server and reports a broken configuration to the user", async () => {

@@ -126,3 +126,14 @@ def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
     assert families["hostile_json"]["refused"] == families["hostile_json"]["attempts"]
     assert families["tenancy"]["leaked"] == 0 and families["injection"]["written"] == 0
     assert families["oversized"]["notes"].startswith("cut reported on 6/6")
+
+
+def test_entity_ablation_bench_runs_both_arms_on_both_sets(tmp_path):
+    doc = _run("bench.entities", "--json", "--quiet", tmp_path=tmp_path)
+    assert doc["entity_links"] > doc["documents"] and doc["relations"] > 0
+    assert set(doc["sets"]) == {"tokenization_set", "entity_set"}
+    for row in doc["sets"].values():
+        assert row["entities_off"]["queries_with_entity_score"] == 0
+        assert row["entities_on"]["queries_with_entity_score"] > 0
+        for arm in ("entities_on", "entities_off"):
+            assert 0.0 <= row[arm]["recall@10"] <= 1.0

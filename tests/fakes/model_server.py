@@ -1,11 +1,13 @@
 """A scripted OpenAI-compatible chat model for agent end-to-end runs, as a process:
 
-    python -m tests.fakes.model_server --port 18001 --record requests.jsonl [--reply TEXT]
+    python -m tests.fakes.model_server --port 18001 --record requests.jsonl [--reply TEXT] [--replies FILE]
 
 Every request is appended to the record file (one JSON object per line: method, path,
 headers without Authorization, body), so a test can read exactly what an agent sent to
 its model. `/v1/chat/completions` answers `--reply` (streamed as SSE when the request
-asks for a stream); `/v1/models` lists one model. No network beyond 127.0.0.1."""
+asks for a stream), or, with `--replies` (a JSON list of {"when": substring, "reply"}), the
+reply of the first rule whose substring is in the last user message; `/v1/models` lists
+one model. No network beyond 127.0.0.1."""
 from __future__ import annotations
 
 import argparse
@@ -18,8 +20,28 @@ from pathlib import Path
 MODEL_ID = "scripted"
 
 
-def make_handler(record: Path, reply: str, model: str):
+def last_user_text(body: dict) -> str:
+    """The user messages after the assistant's last word (a host may add its own context
+    as a further user message)."""
+    said: list[str] = []
+    for message in reversed(body.get("messages") or []):
+        if not isinstance(message, dict) or message.get("role") == "assistant":
+            break
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+            said.insert(0, str(content or ""))
+    return "\n".join(said)
+
+
+def make_handler(record: Path, default_reply: str, model: str, rules: list[dict] | None = None):
     lock = threading.Lock()
+    rules = rules or []
+
+    def reply_for(body: dict) -> str:
+        said = last_user_text(body)
+        return next((r["reply"] for r in rules if r.get("when") and r["when"] in said), default_reply)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -58,6 +80,7 @@ def make_handler(record: Path, reply: str, model: str):
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 self._send_json(404, {"error": {"message": f"no route {self.path}"}})
                 return
+            reply = reply_for(body)
             created = int(time.time())
             usage = {"prompt_tokens": 100, "completion_tokens": 8, "total_tokens": 108}
             if not body.get("stream"):
@@ -93,10 +116,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--record", type=Path, required=True)
     parser.add_argument("--reply", default="好的，已记录。")
+    parser.add_argument("--replies", type=Path, help='JSON list of {"when": substring of the last user message, "reply": text}')
     parser.add_argument("--model", default=MODEL_ID)
     args = parser.parse_args()
     args.record.parent.mkdir(parents=True, exist_ok=True)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.record, args.reply, args.model))
+    rules = json.loads(args.replies.read_text(encoding="utf-8")) if args.replies else []
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.record, args.reply, args.model, rules))
     server.daemon_threads = True
     try:
         server.serve_forever()

@@ -2,13 +2,18 @@
 
 Installs Node 24 (npm `node@24`) and `openclaw@2026.9.6` into .cache/e2e/ (git-ignored),
 starts a Lingix server, a scripted OpenAI-compatible model and an OpenClaw gateway on
-127.0.0.1 with the plugin linked, and checks:
+127.0.0.1 with the plugin linked. Supplement mode (openclaw_plugin/, beside memory-core)
+checks:
   (a) POST /tools/invoke lingix_memory_search returns a memory stored in the database;
   (b) an `openclaw agent` turn sends recalled memories inside the model request;
   (c) agent_end produced an ingest event, with its traces, in the database.
+Slot mode (openclaw_plugin/slot/, plugins.slots.memory = lingix-memory) checks the list in
+tests/plugin/e2e_slot.py: OpenClaw's memory_search answered by Lingix, auto-recall, a
+confirmed and an unconfirmed suggestion, a cron turn not captured, a capture made while
+Lingix is down delivered after it returns, and session distillation with drill-down.
 Everything it starts is stopped by PID; every file it writes stays under .cache/e2e/.
 
-    python -m tests.plugin.e2e [--keep]   # --keep leaves the run folder for inspection
+    python -m tests.plugin.e2e [--mode both|supplement|slot] [--keep]
 """
 from __future__ import annotations
 
@@ -33,6 +38,12 @@ NODE_DIR = CACHE / "node24"
 OPENCLAW_DIR = CACHE / "openclaw"
 OPENCLAW_VERSION = "2026.9.6"
 PLUGIN_DIR = REPO / "openclaw_plugin"
+SLOT_PLUGIN_DIR = PLUGIN_DIR / "slot"
+# What the scripted model answers, by a substring of the user's last message.
+MODEL_REPLIES = [
+    {"when": "冷启动出价怎么定", "reply": "建议 brand_A 美妆新计划冷启动期出价先设 2.2元，ROI 稳定后再逐步下调。"},
+    {"when": "双11 美妆预算怎么安排", "reply": "建议 brand_A 美妆双11 预算提高到 300万，并提前两周蓄水。"},
+]
 
 RECALL_TURN = "之前 brand_A 医药OTC 的出价上限是怎么定的？用户纠正：brand_A 医药OTC类目新计划出价不要超过1.7元"
 CAPTURE_MARK = "1.7元"
@@ -84,11 +95,13 @@ def ensure_toolchain() -> None:
 
 # --- the run -------------------------------------------------------------------------------
 class E2E:
-    def __init__(self, rundir: Path) -> None:
+    def __init__(self, rundir: Path, lingix: LingixServer | None = None, *, slot: bool = False) -> None:
         self.rundir = rundir
+        self.slot = slot
+        self.plugin_dir = SLOT_PLUGIN_DIR if slot else PLUGIN_DIR
         self.home = rundir / "home"
         self.procs: list[subprocess.Popen] = []
-        self.lingix = LingixServer(workdir=rundir / "lingix")
+        self.lingix = lingix or LingixServer(workdir=rundir / "lingix")
         self.model_port = free_port()
         self.model_record = rundir / "model-requests.jsonl"
         self.gateway_port = free_port()
@@ -125,8 +138,11 @@ class E2E:
         say(f"lingix server on {self.lingix.base_url} (pid {self.lingix.proc.pid})")
 
     def start_model(self) -> None:
+        replies = self.rundir / "model-replies.json"
+        replies.write_text(json.dumps(MODEL_REPLIES, ensure_ascii=False), encoding="utf-8")
         proc = self.spawn(
-            [sys.executable, "-m", "tests.fakes.model_server", "--port", str(self.model_port), "--record", str(self.model_record)],
+            [sys.executable, "-m", "tests.fakes.model_server", "--port", str(self.model_port), "--record", str(self.model_record),
+             "--replies", str(replies)],
             self.rundir / "model-server.log",
             {**os.environ, "PYTHONPATH": str(REPO)},
         )
@@ -135,7 +151,7 @@ class E2E:
 
     def configure_openclaw(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
-        self.oc("plugins", "install", "--link", str(PLUGIN_DIR), "--force", "--accept-capabilities")
+        self.oc("plugins", "install", "--link", str(self.plugin_dir), "--force", "--accept-capabilities")
         config_path = self.home / ".openclaw" / "openclaw.json"
         config = json.loads(config_path.read_text()) if config_path.exists() else {}
         config.setdefault("gateway", {}).update(
@@ -166,7 +182,14 @@ class E2E:
         agents = config.setdefault("agents", {}).setdefault("defaults", {})
         agents["model"] = {"primary": "scripted/scripted"}
         agents["workspace"] = str(self.rundir / "workspace")
-        entry = config.setdefault("plugins", {}).setdefault("entries", {}).setdefault("lingix-memory", {})
+        plugins = config.setdefault("plugins", {})
+        if self.slot:
+            plugins.setdefault("slots", {})["memory"] = "lingix-memory"
+        else:
+            # supplement mode: memory-core keeps the slot, whatever the install chose
+            plugins.get("slots", {}).pop("memory", None)
+            plugins.setdefault("entries", {}).pop("memory-core", None)
+        entry = plugins.setdefault("entries", {}).setdefault("lingix-memory", {})
         entry["enabled"] = True
         entry["hooks"] = {"allowConversationAccess": True}
         entry["config"] = {
@@ -177,9 +200,15 @@ class E2E:
             "autoCapture": True,
             "recallBudgetTokens": 600,
             "timeoutMs": 8000,
+            "retryBaseMs": 1000,
+            "retryMaxMs": 8000,
         }
+        if self.slot:
+            # the CLI's main agent is mapped explicitly; the static advertiser stays the fallback
+            entry["config"]["advertisers"] = [{"agent": "main", "advertiser": "brand_A"}]
         config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
-        say(f"openclaw home {self.home.relative_to(REPO)} with lingix-memory linked from {PLUGIN_DIR.relative_to(REPO)}")
+        mode = "slot mode (plugins.slots.memory = lingix-memory)" if self.slot else "supplement mode"
+        say(f"openclaw home {self.home.relative_to(REPO)} with lingix-memory linked from {self.plugin_dir.relative_to(REPO)}, {mode}")
 
     def start_gateway(self) -> None:
         self.gateway = self.spawn(
@@ -277,14 +306,45 @@ class E2E:
         say(f"(c) agent_end → ingest event #{event_id} {action}, source=user, actor=token:plugin-a, traces: {', '.join(stages)}")
         return {"event_id": event_id, "action": action, "traces": stages}
 
-    def stop(self) -> None:
+    def check_corpus_supplement(self) -> dict:
+        # memory-core's own memory_search, with Lingix registered as a corpus supplement
+        status, body = self.invoke("memory_search", {"query": "医药OTC 出价上限", "corpus": "wiki"})
+        assert status == 200 and body.get("ok") is True, (status, body)
+        text = json.dumps(body["result"], ensure_ascii=False)
+        ids = sorted({int(i) for i in re.findall(r"lingix/memory/(\d+)", text)})
+        assert ids, text[:2000]
+        say(f"(d) memory-core's memory_search → Lingix corpus hits {ids}")
+        return {"lingix_hits": ids}
+
+    def stop_gateway(self) -> None:
         for proc in reversed(self.procs):
             stop_process(proc)
+        self.procs = []
+
+    def stop(self) -> None:
+        self.stop_gateway()
         self.lingix.stop()
 
 
+def run_phase(e2e: E2E, checks) -> dict:
+    e2e.start_model()
+    e2e.configure_openclaw()
+    e2e.start_gateway()
+    try:
+        return checks(e2e)
+    finally:
+        e2e.stop_gateway()
+
+
+def supplement_checks(e2e: E2E) -> dict:
+    return {"a": e2e.check_tools_invoke(), "b": e2e.check_agent_turn(), "c": e2e.check_capture(), "d": e2e.check_corpus_supplement()}
+
+
 def main() -> int:
+    from tests.plugin.e2e_slot import slot_checks
+
     parser = argparse.ArgumentParser(description="OpenClaw plugin end-to-end run")
+    parser.add_argument("--mode", choices=["both", "supplement", "slot"], default="both", help="which plugin mode(s) to run (default both)")
     parser.add_argument("--keep", action="store_true", help="keep .cache/e2e/run for inspection")
     args = parser.parse_args()
     started = time.monotonic()
@@ -292,25 +352,34 @@ def main() -> int:
     rundir = CACHE / "run"
     shutil.rmtree(rundir, ignore_errors=True)
     rundir.mkdir(parents=True)
-    e2e = E2E(rundir)
+    # One Lingix server for both phases (each phase looks for its own marks).
+    lingix = LingixServer(workdir=rundir / "lingix")
+    phases = [("supplement", False, supplement_checks), ("slot", True, slot_checks)]
+    phases = [p for p in phases if args.mode in ("both", p[0])]
+    results: dict = {}
+    current = None
     ok = False
     try:
-        e2e.start_lingix()
-        e2e.start_model()
-        e2e.configure_openclaw()
-        e2e.start_gateway()
-        results = {"a": e2e.check_tools_invoke(), "b": e2e.check_agent_turn(), "c": e2e.check_capture()}
+        lingix.prepare().start()
+        say(f"lingix server on {lingix.base_url} (pid {lingix.proc.pid})")
+        for name, slot, checks in phases:
+            say(f"=== {name} mode ===")
+            current = E2E(rundir / name, lingix, slot=slot)
+            current.rundir.mkdir(parents=True, exist_ok=True)
+            results[name] = run_phase(current, checks)
         ok = True
         say(f"PASS in {time.monotonic() - started:.0f} s: {json.dumps(results, ensure_ascii=False)}")
     except (AssertionError, RuntimeError, TimeoutError, subprocess.TimeoutExpired) as exc:
         say(f"FAIL: {type(exc).__name__}: {exc}")
-        for log in ("gateway.log", "openclaw.log", "lingix/runserver.log"):
-            path = rundir / log
-            if path.exists():
-                tail = path.read_text(encoding="utf-8", errors="replace")[-2500:]
-                say(f"--- tail of {log} ---\n{tail}")
+        base = current.rundir if current else rundir
+        for log in (base / "gateway.log", base / "openclaw.log", rundir / "lingix" / "runserver.log"):
+            if log.exists():
+                tail = log.read_text(encoding="utf-8", errors="replace")[-3000:]
+                say(f"--- tail of {log.relative_to(rundir)} ---\n{tail}")
     finally:
-        e2e.stop()
+        if current is not None:
+            current.stop_gateway()
+        lingix.stop()
         if ok and not args.keep:
             shutil.rmtree(rundir, ignore_errors=True)
     return 0 if ok else 1

@@ -58,3 +58,22 @@ def test_a_later_user_turn_confirms_an_assistant_suggestion(brand_a):
     response = brand_a.post("/ingest", {"messages": messages})
     assert response.status_code == 200, response.content
     assert response.json()["action"] in {"WRITE", "PENDING_REVIEW"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "这个我再考虑一下，先别动",
+        "brand_A 美妆的日预算上限是 6000 元，以后按这个控制",
+    ],
+)
+def test_an_unconfirmed_suggestion_never_enters_the_users_claim(brand_a, answer):
+    # The user answers without saying yes: what they said is theirs; the assistant's
+    # proposal is neither credited to them nor stored as part of their memory.
+    suggestion = "建议 brand_A 美妆预算提高到 300万，ROI 预计提升 20%"
+    messages = [{"role": "assistant", "content": suggestion}, {"role": "user", "content": answer}]
+    response = brand_a.post("/ingest", {"messages": messages, "explain": True})
+    assert response.status_code == 200, response.content
+    provenance = _stage(response.json(), "provenance")
+    assert provenance["scores"]["signals"]["turns"] == ["user"], provenance
+    assert not Memory.objects.filter(content__contains="300万").exists()

@@ -13,8 +13,10 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from api import cli as api_cli
+from governance.cli import distill as distill_cli
 from governance.cli import funnel as funnel_cli
 from governance.cli import importing as import_cli
+from governance.cli import suggestions as suggestions_cli
 from governance.providers.config import ProviderNotConfigured, resolve_provider_name
 from lingix_site.cli import backup as backup_cli
 from lingix_site.cli import maintain as maintain_cli
@@ -24,7 +26,8 @@ from memories.cli.base import CliError, Subcommand
 from memories.exceptions import DomainError
 
 # Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
-SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli]
+SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli, distill_cli,
+                      suggestions_cli]
 
 
 def _subcommands() -> list[Subcommand]:

@@ -167,7 +167,8 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.click(f".lingix-source-event a[href*='/governance/memoryevent/{update.event_id}/change/']")
     page.wait_for_selector("#stage-timeline")
     timeline = page.inner_text("#stage-timeline")
-    assert "→ PENDING_REVIEW" in timeline and "review → UPDATE" in timeline and "reviewer_li" in timeline
+    # Stage names and verdicts in the reader's language: "→ 待审核", then the reviewer's "人工审核 → 更新".
+    assert "→ 待审核" in timeline and "人工审核 → 更新" in timeline and "reviewer_li" in timeline
     page.screenshot(path=str(ARTIFACTS / "admin-event-timeline.png"), full_page=True)
 
     # ... and `memory search` finds it in the same database

@@ -168,7 +168,9 @@ def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
     assert 'id="stage-timeline"' in page and WRITTEN in page
     stages = list(event.traces.order_by("seq").values_list("stage", flat=True))
     assert len(stages) >= 4
-    positions = [page.index(f"<b>{seq}. {stage}</b>") for seq, stage in event.traces.order_by("seq").values_list("seq", "stage")]
+    from governance.admin.reason_text import stage_label
+
+    positions = [page.index(f"<b>{seq}. {stage_label(stage)}</b>") for seq, stage in event.traces.order_by("seq").values_list("seq", "stage")]
     assert positions == sorted(positions)  # in funnel order
     assert "offline" in page and " ms" in page
 

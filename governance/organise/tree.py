@@ -1,0 +1,74 @@
+"""The category trees: one per advertiser plus the global one. Nodes are created on
+first use; each node's counts and summary cover it and everything under it and are
+recomputed whenever a governed write or status change touches a memory inside it."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db.models import Count
+from django.utils import timezone
+
+from memories.category_selectors import subtree_q
+from memories.constants import MemoryKind, Status
+from memories.models import PATH_SEPARATOR, Category, Memory
+
+SUMMARY_POINTS = 3
+SUMMARY_CHARS = 400
+
+
+def category_node_for(*, advertiser: str | None, path: list[str]) -> Category:
+    """The node at `path` in the advertiser's tree (global when None), created with its
+    ancestors if missing."""
+    parent = None
+    for depth in range(len(path)):
+        full = PATH_SEPARATOR.join(path[: depth + 1])
+        node = Category.objects.filter(advertiser=advertiser, path=full).first() if advertiser is not None else \
+            Category.objects.filter(advertiser__isnull=True, path=full).first()
+        if node is None:
+            node = Category.objects.create(advertiser=advertiser, name=path[depth][:64], path=full[:255], parent=parent, depth=depth)
+        parent = node
+    assert parent is not None
+    return parent
+
+
+def category_subtree_ids(node: Category) -> list[int]:
+    return list(Category.objects.filter(subtree_q(node, prefix="")).values_list("id", flat=True))
+
+
+def _summary(node: Category, active: Iterable[Memory], counts: dict[str, int], total: int) -> str:
+    if not total:
+        return "暂无有效记忆。"
+    head = f"{total} 条有效记忆（语义 {counts.get(MemoryKind.SEMANTIC, 0)} · 情景 {counts.get(MemoryKind.EPISODIC, 0)}）。"
+    points = [m.abstract_line or m.content[:60] for m in active]
+    body = "要点：" + "；".join(points) if points else ""
+    text = head + body
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+
+
+def category_refresh(node_ids: Iterable[int]) -> int:
+    """Recompute counts and summary of these nodes and all their ancestors."""
+    todo: set[int] = set()
+    for node in Category.objects.filter(pk__in=set(node_ids)).only("id", "parent_id"):
+        current: Category | None = node
+        while current is not None and current.pk not in todo:
+            todo.add(current.pk)
+            current = current.parent
+    for node in Category.objects.filter(pk__in=todo):
+        active = Memory.objects.filter(subtree_q(node), status=Status.ACTIVE)
+        by_kind = {row["kind"]: row["n"] for row in active.values("kind").annotate(n=Count("id"))}
+        total = sum(by_kind.values())
+        # Semantic knowledge first (what holds), then the most important episodes.
+        top = active.order_by("-kind", "-importance", "-created_at").only("abstract_line", "content")[:SUMMARY_POINTS]
+        Category.objects.filter(pk=node.pk).update(
+            memory_count=total,
+            episodic_count=by_kind.get(MemoryKind.EPISODIC, 0),
+            semantic_count=by_kind.get(MemoryKind.SEMANTIC, 0),
+            summary=_summary(node, top, by_kind, total),
+            updated_at=timezone.now(),
+        )
+    return len(todo)
+
+
+def memories_refresh_categories(memory_ids: Iterable[int]) -> int:
+    nodes = Memory.objects.filter(pk__in=list(memory_ids), category_node__isnull=False).values_list("category_node_id", flat=True)
+    return category_refresh(set(nodes))
