@@ -170,3 +170,16 @@ def test_long_query_cost_reports_the_cut(db, settings):
     assert 0 < cost.chars < len(long_query)
     # Two queries that differ only past the cut share one entry.
     assert embed_query_cached(long_query + "补充说明").cached is True
+
+
+@pytest.mark.parametrize("mode", ["keyword", "vector", "hybrid"])
+def test_kind_filter_holds_on_the_in_process_path(corpus, small_shortlist, make_memory, mode):
+    from memories.constants import MemoryKind
+    from memories.models import Memory
+
+    assert Memory.objects.exclude(kind=MemoryKind.SEMANTIC).filter(advertiser="brand_A").exists()
+    semantic = make_memory("医药OTC 冷启动出价规则：首日预算不低于 300 元", advertiser="brand_A", kind=MemoryKind.SEMANTIC)
+    response = memory_search(query="医药OTC 冷启动出价 首日预算", advertisers=("brand_A",), kinds=(MemoryKind.SEMANTIC,),
+                             top_k=10, mode=mode, record_access=False)
+    assert semantic.pk in [r.memory.pk for r in response.results]
+    assert {r.memory.kind for r in response.results} == {MemoryKind.SEMANTIC}
