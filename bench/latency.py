@@ -197,6 +197,10 @@ def load_or_build_corpus(n: int, base_count: int, noise: float, workdir, progres
     if cached.exists():
         connection.close()
         save_db(cached, target)
+        # The cached file may predate newer migrations: bring its schema up to date.
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0, interactive=False)
         progress(f"corpus of {n} memories copied from {cached.name}")
         return
     texts = synthetic_texts(n)
