@@ -19,7 +19,7 @@ from typing import Any
 
 from bench._common import Progress, emit, percentile, setup_throwaway_django
 
-STAGES = ("filter", "fts", "vectors", "candidate_vectors", "metadata", "mmr", "row_fetch")
+STAGES = ("filter", "fts", "vectors", "entities", "candidate_vectors", "metadata", "mmr", "row_fetch")
 
 
 class _StageClock:
@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     clock.wrap(backends.SQLiteBackend, "vectors_for", "candidate_vectors")
     clock.wrap(hybrid, "_load_metadata", "metadata")
     clock.wrap(hybrid, "_mmr", "mmr")
+    if hasattr(hybrid, "entity_candidates"):  # the entity arm, where present
+        clock.wrap(hybrid, "entity_candidates", "entities")
     clock.wrap(QuerySet, "in_bulk", "row_fetch")
 
     for query, advertiser in plan[:5]:
