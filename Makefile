@@ -115,6 +115,17 @@ RUFF_FILES := \
 	memories/cli \
 	memories/transfer.py \
 	memories/migrations/0003_schedules.py \
+	governance/organise \
+	governance/admin/categories.py \
+	governance/migrations/0004_category_view_permission.py \
+	memories/category_selectors.py \
+	memories/text_budget.py \
+	api/organise.py \
+	api/recall.py \
+	bench/recall_budget.py \
+	tests/governance/organise \
+	tests/api/test_organise_api.py \
+	tests/bench/test_recall_budget.py \
 	tests/plugin/e2e_slot.py \
 	memories/search/vectors.py \
 	memories/embeddings/query_cache.py \

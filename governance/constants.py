@@ -28,6 +28,7 @@ class EventKind(models.TextChoices):
     IMPORT = "import", _("trusted import")
     PROMOTION = "promotion", _("promotion")
     ADMIN_EDIT = "admin_edit", _("admin edit")
+    CONSOLIDATION = "consolidation", _("consolidation (episodes → semantic)")
 
 
 class EventStatus(models.TextChoices):
@@ -43,6 +44,7 @@ class ReviewKind(models.TextChoices):
     PROMOTION = "promotion", _("promotion")
     SAMPLED_AUDIT = "sampled_audit", _("sampled audit")
     REFLECTION = "reflection", _("reflection finding")
+    CONSOLIDATION = "consolidation", _("semantic consolidation")
 
 
 class ReviewStatus(models.TextChoices):

@@ -62,17 +62,18 @@ def _hard_rule_errors(parsed: list[tuple[int, dict[str, Any]]], *, actor: str) -
     return errors
 
 
-def _organisation(fields: dict[str, Any]) -> dict[str, Any]:
+def _organisation(fields: dict[str, Any], nodes: dict[tuple, Any]) -> dict[str, Any]:
     """Kind, category node and abstracts of an imported line: as the export recorded them
     (a restore stays lossless), else decided as a governed write decides them."""
     if not fields["organised_in_line"]:
         return organise_fields(content=fields["content"], layer=fields["layer"], advertiser=fields["advertiser"],
-                               data=fields["data"], category=fields["category"], business_line=fields["business_line"]).model_fields()
+                               data=fields["data"], category=fields["category"], business_line=fields["business_line"],
+                               node_cache=nodes).model_fields()
     path = [part for part in fields["category_path"].split(PATH_SEPARATOR) if part.strip()]
     abstracts = make_abstracts(fields["content"]) if fields["kind"] else None
     return {
         "kind": fields["kind"],
-        "category_node": category_node_for(advertiser=fields["advertiser"], path=path) if path else None,
+        "category_node": category_node_for(advertiser=fields["advertiser"], path=path, cache=nodes) if path else None,
         "abstract_line": abstracts.line[:240] if abstracts else "",
         "abstract_paragraph": abstracts.paragraph if abstracts else "",
     }
@@ -139,6 +140,7 @@ def memories_import(
 
     created_ids: list[int] = []
     touched_nodes: set[int] = set()
+    nodes: dict[tuple, Any] = {}
     with transaction.atomic():
         now = timezone.now()
         for _, fields in to_write:
@@ -147,7 +149,7 @@ def memories_import(
             if fields["layer"] == Layer.L3:
                 fields["observed_at"] = fields["observed_at"] or created
                 expires = expires or l3_expires_at(fields["observed_at"])
-            organised = _organisation(fields)
+            organised = _organisation(fields, nodes)
             if organised.get("category_node") is not None:
                 touched_nodes.add(organised["category_node"].pk)
             memory = Memory(

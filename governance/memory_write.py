@@ -20,8 +20,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from governance.entities.link import link_entities, schedule_llm_linking
-from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
+from governance.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.suggestions import suggestions_for_signal
 from memories import services as storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
@@ -224,8 +224,10 @@ def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authori
     if "category" in changes or "business_line" in changes:
         # A person moved it: the category tree follows the new label.
         before = memory.category_node_id
+        # The person's label outranks the category the original event's data named.
+        typed = {k: v for k, v in (memory.data or {}).items() if k not in {"category", "business_line", "品类", "类目", "业务线"}}
         memory.category_node = organise_fields(
-            content=memory.content, layer=memory.layer, advertiser=memory.advertiser, data=memory.data,
+            content=memory.content, layer=memory.layer, advertiser=memory.advertiser, data=typed,
             category=memory.category, business_line=memory.business_line, kind=memory.kind).node
         fields.append("category_node")
     memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])

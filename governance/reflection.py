@@ -302,6 +302,9 @@ def reflect(
     rejects = find_repeated_rejects(now=now, config=config)
 
     def store() -> ReflectionReport:
+        from governance.organise.consolidate import consolidations_propose
+
+        consolidations = consolidations_propose(now=now)
         created = _open_review_items(
             [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions]
             + [("repeated_reject", f) for f in rejects],
@@ -309,11 +312,12 @@ def reflect(
             window_days=config.window_days,
         )
         counts = {"stale": len(stale), "contradictions": len(contradictions), "repeated_rejects": len(rejects)}
+        created += [c["review_item_id"] for c in consolidations if c["status"] == "proposed"]
         summary = (
             f"{counts['stale']} stale, {counts['contradictions']} contradictions, "
             f"{counts['repeated_rejects']} repeated-reject patterns over {config.window_days} days; "
             f"{len(created)} new review items"
-        )
+        ) + (f"; {len(consolidations)} semantic consolidations proposed or waiting" if consolidations else "")
         # Findings quote memories and rejected events; anything that slipped into them by a
         # path outside the funnel must not be copied once more into the report.
         findings, _ = scan_data({
@@ -324,6 +328,7 @@ def reflect(
             "stale": stale,
             "contradictions": contradictions,
             "repeated_rejects": rejects,
+            "consolidations": consolidations,
         })
         return ReflectionReport.objects.create(created_at=now, window_days=config.window_days, summary=summary, findings=findings)
 

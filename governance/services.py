@@ -437,6 +437,9 @@ def review_approve(
             supersedes = Memory.objects.filter(pk=candidate["supersedes"], status=Status.ACTIVE).first()
         promotion = item.kind == ReviewKind.PROMOTION
         derived = [item.memory] if promotion and item.memory is not None else []
+        if item.kind == ReviewKind.CONSOLIDATION:
+            # The semantic memory links back to every episode it was drawn from.
+            derived = list(Memory.objects.filter(pk__in=(item.payload or {}).get("source_ids") or []))
         authority = Authority(origin=WriteOrigin.PROMOTION if promotion else WriteOrigin.APPROVAL, actor=name, person=True, operator=is_operator)
         proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
         memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes, derived_from=derived)

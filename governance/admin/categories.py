@@ -30,7 +30,7 @@ class CategoryAdmin(ReadOnlyAdmin):
     def tree_name(self, obj):
         # Indent by depth so the ordered-by-path list reads as a tree.
         marker = "▸ " if obj.depth == 0 else "└ "
-        return format_html('<span class="lingix-tree" data-depth="{}" style="padding-left:{}em">{}<b>{}</b></span>',
+        return format_html('<span class="lingix-tree" data-depth="{}" style="padding-left:{}em;white-space:nowrap">{}<b>{}</b></span>',
                            obj.depth, obj.depth * 1.6, marker, obj.name)
 
     @admin.display(description=_("scope"), ordering="advertiser")

@@ -45,7 +45,8 @@ class CategoryFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         from memories.models import Category
 
-        return [(str(node.pk), f"{node.advertiser or 'global'}: {node.path}") for node in Category.objects.order_by("advertiser", "path")[:300]]
+        nodes = Category.objects.order_by("advertiser", "path")[:300]
+        return [(str(node.pk), f"{node.advertiser or 'global'}: {node.path}") for node in nodes]
 
     def queryset(self, request, queryset):
         from memories.category_selectors import subtree_q

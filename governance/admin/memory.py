@@ -25,7 +25,7 @@ from governance.admin_edits import (
 )
 from governance.models import MemoryEvent
 from governance.selectors import memory_source
-from memories.constants import Status
+from memories.constants import MemoryKind, Status
 from memories.exceptions import DomainError
 from memories.models import Memory
 from memories.selectors import memory_history
@@ -33,8 +33,8 @@ from memories.selectors import memory_history
 
 @admin.register(Memory)
 class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
-    list_display = ("id", "layer_code", "kind", "short_content", "scope", "category_path", "status_version",
-                    "importance_shown", "created_shown")
+    list_display = ("id", "layer_code", "kind_shown", "short_content", "scope", "category_path", "status_version", "importance_shown",
+                    "created_shown")
     list_display_links = ("id", "short_content")
     list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
@@ -81,7 +81,16 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     @admin.display(description=_("category (tree)"), ordering="category_node__path")
     def category_path(self, obj):
-        return obj.category_node.path if obj.category_node_id else "—"
+        if not obj.category_node_id:
+            return "—"
+        return format_html('<span class="lingix-nowrap">{}</span>', obj.category_node.path)
+
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_shown(self, obj):
+        if not obj.kind:
+            return "—"
+        label = _("episodic") if obj.kind == MemoryKind.EPISODIC else _("semantic")
+        return format_html('<span class="lingix-nowrap kind-{}" title="{}">{}</span>', obj.kind, obj.get_kind_display(), label)
 
     @admin.display(description=_("embedding"))
     def embedding_state(self, obj):

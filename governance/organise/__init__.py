@@ -37,12 +37,13 @@ class Organised:
 
 
 def organise_fields(*, content: str, layer: str, advertiser: str | None, trigger_type: str = "", data: dict[str, Any] | None = None,
-                    category: str = "", business_line: str = "", kind: str = "") -> Organised:
+                    category: str = "", business_line: str = "", kind: str = "",
+                    node_cache: dict[tuple, Category] | None = None) -> Organised:
     """Kind, category node (created if new) and abstracts for one memory. A `kind` the
     writer already knows (a semantic memory consolidated by reflection) is kept."""
     decision = (KindDecision(kind, "set by the writer") if kind in MemoryKind.values
                 else decide_kind(content=content, layer=layer, trigger_type=trigger_type, data=data))
     path = category_path(content=content, layer=layer, trigger_type=trigger_type, data=data, category=category,
                          business_line=business_line)
-    node = category_node_for(advertiser=advertiser, path=path)
+    node = category_node_for(advertiser=advertiser, path=path, cache=node_cache)
     return Organised(kind=decision, path=path, node=node, abstracts=make_abstracts(content))

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from governance.entities.backfill import memories_link_backfill
 from governance.models import MemoryEvent
 from governance.organise import category_refresh, organise_fields
 from memories import services as storage
@@ -42,7 +43,8 @@ def _organise_chunk(ids: list[int], touched: set[int]) -> int:
 
 def memories_organise(*, now: datetime | None = None, batch_size: int = 200,
                       progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Give every memory lacking a kind, a category or abstracts all three. A kind that is
+    """Give every memory lacking a kind, a category or abstracts all three, and entity links
+    to every memory that has none. A kind that is
     already set is kept (a person or a consolidation may have set it)."""
     pending = list(Memory.objects.filter(unorganised_q()).order_by("id").values_list("id", flat=True))
     touched: set[int] = set()
@@ -52,4 +54,7 @@ def memories_organise(*, now: datetime | None = None, batch_size: int = 200,
         if progress:
             progress(len(chunk))
     refreshed = atomic_batch(lambda: category_refresh(touched)) if touched else 0
-    return {"organised": done, "categories_refreshed": refreshed, "remaining": memories_unorganised_count()}
+    # Entity links are part of being organised; memories from before links existed get theirs here.
+    links = memories_link_backfill(batch_size=batch_size)
+    return {"organised": done, "categories_refreshed": refreshed, "remaining": memories_unorganised_count(),
+            "entities": links}

@@ -19,7 +19,8 @@ GENERAL_VERTICAL = "通用"
 
 
 def _rx(*parts: str) -> re.Pattern[str]:
-    return re.compile("|".join(parts), re.IGNORECASE)
+    # ASCII word boundaries: "全平台CPM上涨" names CPM although 台 is a Unicode word character.
+    return re.compile("|".join(parts), re.IGNORECASE | re.ASCII)
 
 
 # Table order breaks ties between names found at the same place.

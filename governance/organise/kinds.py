@@ -17,23 +17,24 @@ from memories.constants import Layer, MemoryKind
 
 T = TriggerType
 
+# ASCII word boundaries throughout: "全平台ROI 3.4" names ROI although 台 is a word character.
 # Dates, days and "this time" words: the text is about one occasion.
 _OCCASION = re.compile(
     r"\d{4}[-/年]\d{1,2}|\d{1,2}月\d{1,2}[日号]|今日|今天|昨日|昨天|本周|上周|当天|当前|已开始|已获得|已触发|首日|第\d+[天周]|"
     r"\bQ[1-4]\b|\byesterday\b|\btoday\b|\blast (?:week|month)\b|\bon \w+day\b|\bin (?:q[1-4]|week \d+)\b|\bsince \d",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 # A result with figures: "达到3.4", "从2.0%提升到2.6%", "ROI 4.1", "increased 28%".
 _RESULT = re.compile(
     r"实际(?:达到)?|达到|提升到|提升了|下降到|降到|增长\d|从[\d.]+%?[^，。]{0,8}(?:提升|下降|增长|降低)|\bROI\s*\d|\d+(?:\.\d+)?%"
     r"|\byielded\b|\bresulted in\b|\bgrew\b|\bdropped\b|\bhad \d+% (?:higher|lower)\b|\bwasted\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 # Rules, preferences, habits and patterns: the text says what holds in general.
 _GENERAL = re.compile(
     r"不得|禁止|必须|务必|应该|应当|应先|应至少|应不少于|应替换|需要|需避开|偏好|喜欢|要求|不要|只选|一般|通常|规律|每周|每逢|周期|模板|经验|原则|"
     r"最好|适合|往往|总是|时应|采用|用于|\bmust\b|\bshould\b|\bnever\b|\balways\b|\bprefer|\busually\b|\btypically\b|\bplaybook\b|\brule\b|\bwhen\b",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 
 _SEMANTIC_TYPES = {T.RULE_UPDATE, T.USER_FEEDBACK, T.PERIODIC_PATTERN, T.CROSS_DOMAIN_CORRELATION}

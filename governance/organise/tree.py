@@ -16,9 +16,13 @@ SUMMARY_POINTS = 3
 SUMMARY_CHARS = 400
 
 
-def category_node_for(*, advertiser: str | None, path: list[str]) -> Category:
+def category_node_for(*, advertiser: str | None, path: list[str], cache: dict[tuple, Category] | None = None) -> Category:
     """The node at `path` in the advertiser's tree (global when None), created with its
-    ancestors if missing."""
+    ancestors if missing. A bulk caller (an import) passes a `cache` it keeps for the
+    length of its transaction."""
+    key = (advertiser, tuple(path))
+    if cache is not None and key in cache:
+        return cache[key]
     parent = None
     for depth in range(len(path)):
         full = PATH_SEPARATOR.join(path[: depth + 1])
@@ -28,6 +32,8 @@ def category_node_for(*, advertiser: str | None, path: list[str]) -> Category:
             node = Category.objects.create(advertiser=advertiser, name=path[depth][:64], path=full[:255], parent=parent, depth=depth)
         parent = node
     assert parent is not None
+    if cache is not None:
+        cache[key] = parent
     return parent
 
 

@@ -106,6 +106,9 @@ def _reflect_render(result: dict[str, Any]) -> str:
         lines.append(f"  contradiction #{finding['memory_id']} ↔ #{finding['related_memory_id']} ({finding['type']}: {finding['detail']})")
     for finding in result.get("repeated_rejects", []):
         lines.append(f"  repeated reject by {finding['actor']} ×{finding['count']}: {finding.get('text') or finding.get('reason')}")
+    for finding in result.get("consolidations", []):
+        where = f"review item #{finding['review_item_id']}" if finding.get("review_item_id") else finding["status"]
+        lines.append(f"  consolidation of #{', #'.join(map(str, finding['source_ids']))} → semantic ({where})")
     return "\n".join(lines)
 
 

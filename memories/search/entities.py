@@ -108,6 +108,8 @@ def entity_candidates(query: str, search_filter: SearchFilter, limit: int) -> tu
         related = Relation.objects.filter(scope, subject_id__in=useful, object_id__in=useful).values_list("memory_id", flat=True)
         for memory_id in set(related):
             raw[memory_id] += RELATION_BONUS * max(weight.values())
+    if not raw:  # the structured filter (a kind, an empty category) kept none of the linked memories
+        return {}, entities
     top = max(raw.values())
     best = sorted(raw.items(), key=lambda row: (-row[1], -row[0]))[:limit]
     return {mid: score / top for mid, score in best}, entities

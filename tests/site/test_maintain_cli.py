@@ -19,7 +19,7 @@ def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, cli
     code, body, err = cli("maintain", "--task", "all", "--json")
 
     assert code == 0, err
-    assert set(body) == {"expire", "promote", "evict", "backfill", "snapshot"}
+    assert set(body) == {"expire", "promote", "evict", "backfill", "organise", "snapshot"}
     assert body["expire"]["expired"] == 1 and body["expire"]["memory_ids"] == [due.pk]
     assert body["backfill"]["embedded"] == 1  # the memory made without an embedding
     assert body["promote"]["candidates"] == 0  # the demo memories are days, not weeks, old

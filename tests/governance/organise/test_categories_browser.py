@@ -1,0 +1,94 @@
+"""The category trees in a real Chromium, in Chinese: a reviewer opens them, sees each
+advertiser's tree beside the global one with counts and summaries, and follows a node to
+its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
+organise_category_memories_zh.png."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
+PASSWORD = "类目-review-2026"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
+]
+
+
+@pytest.fixture
+def demo_reviewer(transactional_db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    from governance.imports import memories_import
+    from lingix_site.demo import DEMO_FILE
+
+    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-categories", embed=False)
+    user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
+    user.groups.add(Group.objects.get(name="reviewer"))
+    return user
+
+
+@pytest.fixture
+def page(live_server, demo_reviewer, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+        )
+        context = browser.new_context(locale="zh-CN", viewport={"width": 1440, "height": 900})
+        tab = context.new_page()
+        tab.set_default_timeout(20_000)
+        try:
+            yield tab
+        finally:
+            from django.db import connections
+
+            connections.close_all()
+            browser.close()
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_category_trees_in_the_admin(page, live_server):
+    from memories.models import Category, Memory
+
+    # Every demo memory was organised on its way in.
+    assert not Memory.objects.filter(kind="").exists()
+    assert not Memory.objects.filter(category_node__isnull=True).exists()
+    assert not Memory.objects.filter(abstract_line="").exists()
+
+    base = live_server.url
+    page.goto(f"{base}/admin/login/?next=/admin/memories/category/")
+    page.fill("#id_username", "reviewer_li")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#result_list")
+    rows = page.locator("#result_list tbody tr").all_inner_texts()
+    assert any("医药OTC" in row and "brand_A" in row for row in rows)
+    assert any("全局" in row or "global" in row for row in rows)
+    # The example of the issue: brand_A's 医药OTC › 冷启动 › 出价, with its count and summary.
+    cold_start = Category.objects.get(advertiser="brand_A", path="医药OTC › 冷启动 › 出价")
+    assert cold_start.memory_count >= 1 and cold_start.parent.parent.path == "医药OTC"
+    assert any("出价" in r and "brand_A" in r and "条有效记忆" in r and "医药OTC冷启动" in r for r in rows)
+    page.screenshot(path=str(ARTIFACTS / "organise_categories_zh.png"))
+
+    # brand_A's tree only, then one node's memories: the memory desk filters to its subtree.
+    page.goto(f"{base}/admin/memories/category/?advertiser=brand_A")
+    page.wait_for_selector("#result_list")
+    scoped = page.locator("#result_list tbody tr").all_inner_texts()
+    assert scoped and all("brand_A" in r for r in scoped)
+    node = Category.objects.get(advertiser="brand_A", path="医药OTC")
+    page.click(f"#result_list a[href*='category={node.pk}']")
+    page.wait_for_selector("#result_list")
+    listed = page.locator("#result_list tbody tr").all_inner_texts()
+    expected = Memory.objects.filter(category_node__advertiser="brand_A", category_node__path__startswith="医药OTC").count()
+    assert len(listed) == expected == node.memory_count
+    assert all(("语义" in r or "情景" in r) for r in listed)
+    page.screenshot(path=str(ARTIFACTS / "organise_category_memories_zh.png"))
