@@ -25,6 +25,7 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 run: migrate
+	$(PY) -m lingix_site.envfile write
 	LINGIX_HOST=$(HOST) LINGIX_PORT=$(PORT) $(PY) manage.py memory bootstrap
 	@$(PY) manage.py qcluster & QPID=$$!; \
 	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
@@ -127,6 +128,18 @@ RUFF_FILES := \
 	tests/api/test_organise_api.py \
 	tests/bench/test_recall_budget.py \
 	tests/plugin/e2e_slot.py \
+	memories/timefmt.py \
+	memories/metrics_registry.py \
+	memories/metrics_db.py \
+	governance/metrics_db.py \
+	governance/review_log.py \
+	api/renderer.py \
+	api/openapi_examples.py \
+	tests/site/test_metrics.py \
+	tests/site/test_cli_fresh_shell.py \
+	tests/site/test_operator_experience.py \
+	tests/governance/test_audit_trail.py \
+	tests/api/test_presentation.py \
 	memories/search/vectors.py \
 	memories/embeddings/query_cache.py \
 	bench/corpus_cache.py \

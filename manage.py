@@ -4,6 +4,9 @@ import sys
 
 
 def main() -> None:
+    from lingix_site.envfile import load_env_file
+
+    load_env_file()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lingix_site.settings")
     from django.core.management import execute_from_command_line
 

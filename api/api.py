@@ -3,16 +3,18 @@ calls one selector or service; errors are mapped to 4xx JSON in one place (error
 from __future__ import annotations
 
 from django.utils import timezone
-from ninja import Body, NinjaAPI, Path, Query
+from ninja import Body, Path, Query
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
 from api.conversation import router as conversation_router
 from api.errors import install_exception_handlers
 from api.models import ApiToken
+from api.openapi_examples import DocumentedNinjaAPI
 from api.organise import router as organise_router
 from api.parser import StrictJsonParser
 from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
+from api.renderer import Utf8JSONRenderer
 from api.schemas import (
     DecisionOut,
     ErrorOut,
@@ -32,11 +34,12 @@ from api.schemas import (
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
 from api.services import api_token_check_source
 from api.suggestions import router as suggestions_router
+from memories.metrics_registry import record_recall
 from memories.presenters import memory_dict
 
 MAX_ID = 2**63 - 1
 
-api = NinjaAPI(
+api = DocumentedNinjaAPI(
     title="Lingix Memory agent API",
     version="1",
     description=(
@@ -58,6 +61,7 @@ api = NinjaAPI(
     auth=TokenAuth(),
     throttle=[TokenRateThrottle()],
     parser=StrictJsonParser(),
+    renderer=Utf8JSONRenderer(),
 )
 install_exception_handlers(api)
 api.add_router("/", organise_router)
@@ -151,6 +155,7 @@ def recall(request, payload: RecallIn):
         )
     render = render_tiered if payload.detail == "tiered" else render_block
     block = render([(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now())
+    record_recall(hits=len(block.lines), tokens=block.tokens)
     return {
         "context": block.context,
         "memories": [

@@ -4,7 +4,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from django.utils.dateparse import parse_datetime
+
 from memories.cli.base import CliError, Subcommand
+from memories.timefmt import display_local, iso_local
 
 
 def _token_args(parser) -> None:
@@ -36,8 +39,8 @@ def _token_dict(token) -> dict[str, Any]:
         "can_review": token.can_review,
         "trusted_sources": list(token.trusted_sources or []),
         "revoked": token.revoked,
-        "created_at": token.created_at.isoformat(),
-        "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
+        "created_at": iso_local(token.created_at),
+        "last_used_at": iso_local(token.last_used_at),
     }
 
 
@@ -62,6 +65,18 @@ def _token_run(args) -> dict[str, Any]:
     return {**_token_dict(api_token_revoke(token=token, actor="cli")), "_action": "revoke"}
 
 
+def _token_line(t: dict[str, Any]) -> str:
+    scope = "all advertisers" if t["all_advertisers"] else ",".join(t["advertisers"])
+    rights = ["review: yes" if t["can_review"] else "review: no"]
+    if t["trusted_sources"]:
+        rights.append("trusted sources: " + ",".join(t["trusted_sources"]))
+    last_used = display_local(parse_datetime(t["last_used_at"])) if t["last_used_at"] else "never"
+    return (
+        f"{t['name']:<24} {t['prefix']}…  {scope}  {'  '.join(rights)}"
+        f"{'  REVOKED' if t['revoked'] else ''}  last used: {last_used}"
+    )
+
+
 def _token_render(result: dict[str, Any]) -> str:
     action = result.get("_action")
     if action == "create":
@@ -77,11 +92,7 @@ def _token_render(result: dict[str, Any]) -> str:
     if action == "list":
         if not result["tokens"]:
             return "no tokens"
-        return "\n".join(
-            f"{t['name']:<24} {t['prefix']}…  {'all' if t['all_advertisers'] else ','.join(t['advertisers'])}"
-            f"{'  REVOKED' if t['revoked'] else ''}  last used: {t['last_used_at'] or 'never'}"
-            for t in result["tokens"]
-        )
+        return "\n".join(_token_line(t) for t in result["tokens"])
     return f"token {result['name']} revoked"
 
 

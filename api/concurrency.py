@@ -16,6 +16,7 @@ from django.conf import settings
 from ninja.errors import HttpError
 
 from api.models import ApiToken
+from memories.metrics_registry import record_rate_limit_refusal
 
 DEFAULT_CONCURRENCY = 2
 RETRY_AFTER_SECONDS = 1
@@ -46,6 +47,7 @@ def token_slot(token: ApiToken) -> Iterator[None]:
     with _lock:
         busy = _in_flight.get(token.pk, 0)
         if busy >= limit:
+            record_rate_limit_refusal(limit="concurrency")
             raise TooManyConcurrent(limit)
         _in_flight[token.pk] = busy + 1
     try:

@@ -9,6 +9,7 @@ from ninja.throttling import SimpleRateThrottle
 
 from api.models import ApiToken
 from api.services import api_token_authenticate
+from memories.metrics_registry import record_rate_limit_refusal
 
 DEFAULT_RATE = "120/min"
 
@@ -58,7 +59,10 @@ class TokenRateThrottle(SimpleRateThrottle):
     def allow_request(self, request: HttpRequest) -> bool:
         self.rate = getattr(settings, "MEMORY_API_RATE", None) or DEFAULT_RATE
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request)
+        allowed = super().allow_request(request)
+        if not allowed:
+            record_rate_limit_refusal(limit="rate")
+        return allowed
 
     def get_cache_key(self, request: HttpRequest) -> str | None:
         token = getattr(request, "auth", None)

@@ -202,7 +202,9 @@ def memories_import(
         audit_record(
             event_type="memory.import",
             actor=actor,
-            extra={"imported": report.imported, "skipped": report.skipped, "label": label, "first_id": created_ids[0] if created_ids else None, "last_id": created_ids[-1] if created_ids else None},
+            extra={"imported": report.imported, "skipped": report.skipped, "label": label, "first_id": created_ids[0] if created_ids else None, "last_id": created_ids[-1] if created_ids else None,
+                   # L1 rules are named one by one: every write that reaches L1 is in the audit log.
+                   "l1_ids": [f["stored_id"] for _, f in to_write if f["layer"] == Layer.L1]},
         )
         if embed:
             schedule_embedding(created_ids)

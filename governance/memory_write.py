@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from governance.audit import audit_record
 from governance.entities.link import link_entities, schedule_llm_linking
 from governance.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
 from governance.organise import category_refresh, memories_refresh_categories, organise_fields
@@ -167,7 +168,21 @@ def governed_write(
         memory.derived_from.add(*derived_from)
     category_refresh({n for n in (memory.category_node_id, old.category_node_id if old else None) if n})
     _link_and_suggest(memory, trigger_type=proposal.trigger_type)
+    if memory.layer == Layer.L1:
+        _audit_l1(memory, authority=authority, change="write", extra={"supersedes": getattr(old, "pk", None), "version": memory.version})
     return memory
+
+
+def _audit_l1(memory: Memory, *, authority: Authority, change: str, extra: dict[str, Any] | None = None) -> None:
+    """L1 core rules bind every agent: each change to one is in the audit log, whichever
+    path made it (funnel, approval, promotion, admin, lifecycle), in the same transaction."""
+    audit_record(
+        event_type=f"memory.l1_{change}",
+        actor=authority.actor,
+        target=memory,
+        extra={"origin": str(authority.origin), "person": authority.person, "operator": authority.operator,
+               "status": memory.status, "content": memory.content[:200], **(extra or {})},
+    )
 
 
 def _link_and_suggest(memory: Memory, *, trigger_type: str) -> None:
@@ -189,11 +204,15 @@ def _check_transition(memory: Memory, *, authority: Authority) -> None:
         raise HardRuleViolation(HardRule.L1_AUTHORITATIVE, f"L1 rule #{memory.pk} changes only by an operator")
 
 
+@transaction.atomic
 def governed_set_status(*, memory: Memory, status: str, authority: Authority) -> Memory:
     """One memory changes status (archive, restore, a reviewer's verdict)."""
     _check_transition(memory, authority=authority)
+    before = memory.status
     memory = storage.memory_set_status(memory=memory, status=status)
     memories_refresh_categories([memory.pk])
+    if memory.layer == Layer.L1 and before != status:
+        _audit_l1(memory, authority=authority, change="status", extra={"from": before, "to": status})
     return memory
 
 
@@ -209,6 +228,8 @@ def governed_lifecycle_transition(*, memory_ids: Iterable[int], from_status: str
     if movable:
         Memory.objects.filter(pk__in=movable, status=from_status).update(status=to_status, updated_at=at, **(extra or {}))
         memories_refresh_categories(movable)
+        for memory in Memory.objects.filter(pk__in=movable, layer=Layer.L1):
+            _audit_l1(memory, authority=authority, change="status", extra={"from": from_status, "to": to_status})
     return movable
 
 

@@ -34,6 +34,7 @@ from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
 from memories.search.tokens import text_tokens
+from memories.timefmt import iso_local
 
 ACTOR = "reflection"
 
@@ -145,7 +146,7 @@ def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any
             "advertiser": memory.advertiser,
             "content": memory.content[:200],
             "importance": memory.importance,
-            "last_accessed_at": memory.last_accessed_at.isoformat() if memory.last_accessed_at else None,
+            "last_accessed_at": iso_local(memory.last_accessed_at),
             "idle_days": round(retention.idle_days, 1),
             "retention": round(retention.score, 4),
         })
@@ -321,7 +322,7 @@ def reflect(
         # Findings quote memories and rejected events; anything that slipped into them by a
         # path outside the funnel must not be copied once more into the report.
         findings, _ = scan_data({
-            "as_of": now.isoformat(),
+            "as_of": iso_local(now),
             "run_by": actor,
             "counts": counts,
             "review_items_created": created,
@@ -338,7 +339,7 @@ def reflect(
 def reflection_report_dict(report: ReflectionReport) -> dict[str, Any]:
     return {
         "report_id": report.pk,
-        "created_at": report.created_at.isoformat(),
+        "created_at": iso_local(report.created_at),
         "window_days": report.window_days,
         "summary": report.summary,
         **report.findings,

@@ -12,6 +12,7 @@ from memories.constants import Layer, Status
 from memories.exceptions import InvalidInput, NotFound
 from memories.models import Memory
 from memories.selectors import memory_history
+from memories.timefmt import iso_local
 
 MAX_QUEUE = 500
 
@@ -80,8 +81,8 @@ def review_item_dict(item: ReviewItem) -> dict[str, Any]:
         "reviewer": item.reviewer_name or None,
         "note": item.note,
         "decision_correct": item.decision_correct,
-        "created_at": item.created_at.isoformat(),
-        "decided_at": item.decided_at.isoformat() if item.decided_at else None,
+        "created_at": iso_local(item.created_at),
+        "decided_at": iso_local(item.decided_at),
     }
 
 

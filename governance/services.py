@@ -36,12 +36,14 @@ from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.providers.config import get_judge, get_provider
+from governance.review_log import review_log_entry
 from governance.safety import redact, scan_data, scan_text
 from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
 from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
+from memories.metrics_registry import record_decision
 from memories.models import Memory
 from memories.services import memory_write_lock
 
@@ -218,6 +220,7 @@ def event_submit(
             p.settle(ctx)
             MemoryEvent.objects.filter(pk=event.pk).update(action=ctx.final, reasons=ctx.reasons, status=EventStatus.DECIDED, decided_at=timezone.now())
     event.refresh_from_db()
+    record_decision(action=event.action, stage=ctx.decided_by or "commit")
     return decision_for_event(event)
 
 
@@ -456,6 +459,8 @@ def review_approve(
             status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer, reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.approved", actor=name, target=item, extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note})
+    review_log_entry(item=item, reviewer=reviewer, message=reasons[0])
+    transaction.on_commit(lambda: record_decision(action=action or "APPROVED", stage="review"))
     return Decision(
         action=action, layer=(memory.layer if memory else item.layer) or None, memory_id=getattr(memory, "pk", None),
         event_id=item.event_id, reasons=reasons, review_item_id=item.pk,
@@ -493,4 +498,6 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
             status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
         )
     audit_record(event_type="review.rejected", actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
+    review_log_entry(item=item, reviewer=reviewer, message="; ".join(reasons[:2]))
+    transaction.on_commit(lambda: record_decision(action="REJECT", stage="review"))
     return Decision(action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)

@@ -11,13 +11,27 @@ def status_overview(*, advertisers: tuple[str, ...] | None) -> dict[str, Any]:
     tenant and say nothing about another tenant's data."""
     from django_q.models import Schedule
 
-    from governance.providers.config import resolve_provider_name
+    from governance.providers.config import ProviderNotConfigured, resolve_provider_name
     from memories.selectors import memory_status_counts
+    from memories.timefmt import iso_local, zone_name
 
     status = memory_status_counts(advertisers=advertisers)
-    status["provider"] = resolve_provider_name()
+    try:
+        status["provider"] = resolve_provider_name()
+    except ProviderNotConfigured as exc:
+        # Status is read-only: it reports the missing judge instead of refusing to run.
+        status["provider"] = "none"
+        status["provider_error"] = str(exc)
+    status["time_zone"] = zone_name()
     status["schedules"] = [
-        {"name": s.name, "func": s.func, "next_run": s.next_run.isoformat() if s.next_run else None}
+        {
+            "name": s.name,
+            "func": s.func,
+            "schedule_type": s.schedule_type,
+            "minutes": s.minutes,
+            "cron": s.cron or None,
+            "next_run": iso_local(s.next_run),
+        }
         for s in Schedule.objects.order_by("name")
     ]
     return status

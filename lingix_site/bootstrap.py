@@ -40,8 +40,10 @@ def login_instructions(result: dict[str, Any]) -> str:
             "Lingix Memory is starting.",
             f"  Admin (review desk):  http://{host}:{port}/admin/  user: {result['admin_user']}  {password}",
             f"  API docs:             http://{host}:{port}/api/v1/docs",
+            f"  Metrics:              http://{host}:{port}/metrics  (loopback only; see README, Metrics)",
             "  API token:            .venv/bin/python manage.py memory token create --name my-agent --advertisers brand_A",
             "                        (add --all for every advertiser; the token is printed once)",
+            "  Command line:         .venv/bin/python manage.py memory status   (works in any shell: settings in .lingix.env)",
             f"  Demo data:            {demo}",
             "",
         ]

@@ -116,7 +116,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MEMORY_MAX_BODY_BYTES", 256 * 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_credentials": {"()": "lingix_site.log_redaction.RedactCredentials"}},
+    "filters": {
+        "redact_credentials": {"()": "lingix_site.log_redaction.RedactCredentials"},
+        "client_errors_without_traceback": {"()": "lingix_site.log_filters.ClientErrorsWithoutTraceback"},
+    },
     "formatters": {
         "django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"}
     },
@@ -132,6 +135,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True},
         "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        "django.request": {"handlers": [], "filters": ["client_errors_without_traceback"], "propagate": True},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }

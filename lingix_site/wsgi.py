@@ -2,6 +2,10 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from lingix_site.envfile import load_env_file
+
+load_env_file()
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lingix_site.settings")
 application = get_wsgi_application()
 

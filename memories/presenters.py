@@ -4,10 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from memories.models import Memory
-
-
-def _iso(value) -> str | None:
-    return value.isoformat() if value else None
+from memories.timefmt import iso_local as _iso
 
 
 def memory_dict(memory: Memory) -> dict[str, Any]:

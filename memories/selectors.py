@@ -11,6 +11,7 @@ from django.utils import timezone
 from memories.access import access_recorder
 from memories.constants import Layer, Status
 from memories.exceptions import NotFound
+from memories.metrics_registry import SEARCH_LATENCY, timed
 from memories.models import Memory
 from memories.search.filters import SearchFilter
 from memories.search.hybrid import DEFAULT_RANKING, Mode, RankingConfig, hybrid_search
@@ -65,7 +66,8 @@ def memory_search(
         now=timezone.now(),
     )
     top_k = max(1, min(int(top_k), MAX_TOP_K))
-    outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
+    with timed(SEARCH_LATENCY, mode=mode):
+        outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
     # The vector is not part of a result; leaving it out skips 1.5 kB per row.
     by_id = Memory.objects.select_related("category_node").defer("embedding").in_bulk([hit.memory_id for hit in outcome.hits])
     results = []

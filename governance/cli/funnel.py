@@ -6,8 +6,11 @@ import json
 import os
 from typing import Any
 
+from django.utils.dateparse import parse_datetime
+
 from governance.constants import DEFAULT_ADMIN_USER, REVIEW_PERMISSION
 from memories.cli.base import CliError, Subcommand
+from memories.timefmt import local_time, zone_label
 
 
 def _actor() -> str:
@@ -151,19 +154,30 @@ def _review_run(args) -> dict[str, Any]:
     return decision.as_dict()
 
 
+def _clock(iso: str | None) -> str:
+    parsed = parse_datetime(iso) if iso else None
+    return local_time(parsed).strftime("%m-%d %H:%M") if parsed else "-"
+
+
 def _review_render(result: dict[str, Any]) -> str:
     if result.get("_list"):
         if not result["items"]:
             return "review queue is empty"
-        return "\n".join(
-            f"#{i['id']} {i['kind']:<13} {i['status']:<8} {i['layer'] or '-':<3} {i['advertiser'] or 'global':<10} {i['content'][:60]}  — {i['reason'][:80]}"
+        header = f"{len(result['items'])} item(s), oldest first; times in {zone_label()}"
+        return "\n".join([header, *(
+            f"#{i['id']} {_clock(i['created_at'])} {i['kind']:<13} {i['status']:<8} {i['layer'] or '-':<3} "
+            f"{i['advertiser'] or 'global':<10} "
+            f"{i['content'][:60]}  — {i['reason'][:80]}"
             for i in result["items"]
-        )
+        )])
     return _decision_render(result)
 
 
 COMMANDS = [
-    Subcommand(name="ingest", help="free text through classification and the write funnel", add_arguments=_ingest_args, run=_ingest_run, render=_decision_render),
-    Subcommand(name="trigger", help="a structured event through the write funnel", add_arguments=_trigger_args, run=_trigger_run, render=_decision_render),
-    Subcommand(name="review", help="the human review queue: list, approve ID, reject ID --note N", add_arguments=_review_args, run=_review_run, render=_review_render),
+    Subcommand(name="ingest", help="free text through classification and the write funnel", add_arguments=_ingest_args,
+               run=_ingest_run, render=_decision_render, needs_provider=True),
+    Subcommand(name="trigger", help="a structured event through the write funnel", add_arguments=_trigger_args,
+               run=_trigger_run, render=_decision_render, needs_provider=True),
+    Subcommand(name="review", help="the human review queue: list, approve ID, reject ID --note N", add_arguments=_review_args,
+               run=_review_run, render=_review_render),
 ]

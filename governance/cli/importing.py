@@ -30,8 +30,7 @@ def _import_run(args) -> dict[str, Any]:
         bar.close()
         # All-or-nothing: report every problem, write nothing, exit non-zero.
         result = {"imported": 0, "skipped": 0, "errors": failed.errors}
-        more = f" (and {len(failed.errors) - 1} more)" if len(failed.errors) > 1 else ""
-        raise CliError(f"import refused, nothing written: {failed.errors[0]}{more}", result) from None
+        raise CliError(import_refusal_message(failed.errors), result) from None
     bar.close()
     result = report.as_dict()
     if not args.dry_run and not args.no_embed and report.imported:
@@ -41,6 +40,26 @@ def _import_run(args) -> dict[str, Any]:
     return result
 
 
+def import_refusal_message(errors: list[str]) -> str:
+    """Every problem, one per line, so the operator can fix the file in one pass."""
+    if len(errors) == 1:
+        return f"import refused, nothing written: {errors[0]}"
+    return f"import refused, nothing written; {len(errors)} problems:\n" + "\n".join(f"  {e}" for e in errors)
+
+
+def _import_render(result: dict[str, Any]) -> str:
+    verb = "would import" if result.get("dry_run") else "imported"
+    lines = [f"{verb} {result['imported']} memories, skipped {result['skipped']} already present"]
+    if "embedded" in result:
+        lines.append(f"embedded {result['embedded']}")
+    if result.get("dry_run"):
+        lines.append("dry run: nothing was written")
+    lines.extend(f"  note: {e}" for e in result.get("errors") or [])
+    return "\n".join(lines)
+
+
 COMMANDS = [
-    Subcommand("import", "trusted, all-or-nothing bulk load from JSONL (bypasses the judge, audited)", _import_args, _import_run),
+    Subcommand(
+        "import", "trusted, all-or-nothing bulk load from JSONL (bypasses the judge, audited)", _import_args, _import_run, _import_render
+    ),
 ]

@@ -22,6 +22,7 @@ from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnava
 from governance.safety import Findings
 from governance.traces import trace_create
 from governance.tuning import classify_min_confidence
+from memories.metrics_registry import JUDGE_LATENCY, timed
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 
@@ -46,6 +47,8 @@ class FunnelContext:
     memory: Any = None
     review_item: Any = None
     embedding_error: str = ""
+    # The stage whose outcome fixed the action (metrics); a write is fixed by the commit.
+    decided_by: str = ""
 
     def policy(self) -> LayerPolicy | None:
         return self.policies.get(self.candidate.layer or Layer.L2)
@@ -159,10 +162,12 @@ def stage_judge(ctx: FunnelContext) -> StageOutcome:
         rule_attribution=c.attribution, grounding_hint=tools.get("grounding") or "unknown",
         related=[{"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]} for r in (c.related or [])],
     )
-    try:
-        answer = ctx.judge.judge(request=request)
-    except ProviderUnavailable as exc:
-        return _parked("judge", exc, ctx)
+    with timed(JUDGE_LATENCY, provider=ctx.judge.name, outcome="answered") as labels:
+        try:
+            answer = ctx.judge.judge(request=request)
+        except ProviderUnavailable as exc:
+            labels["outcome"] = "unavailable"
+            return _parked("judge", exc, ctx)
     verdict = answer.value
     # Tool conclusions win over the model's own view of grounding.
     c.grounding = tools.get("grounding") or verdict.grounding
@@ -273,6 +278,7 @@ def run_stages(ctx: FunnelContext, stages: list[Stage]) -> None:
             continue
         record_trace(ctx, outcome)
         if ctx.final is None and outcome.decision in FINAL:
+            ctx.decided_by = outcome.stage
             ctx.final = outcome.decision
             ctx.reasons = list(outcome.reasons)
 

@@ -16,6 +16,7 @@ from governance.suggestions import suggestions_expire
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch
 from memories.models import Memory
+from memories.timefmt import iso_local
 
 STAGE = "lifecycle.expire"
 
@@ -51,7 +52,7 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
             Trace.objects.create(
                 stage=STAGE,
                 decision="expired",
-                reasons=[f"expires_at passed at {now.isoformat()}", f"run by {actor}"],
+                reasons=[f"expires_at passed at {iso_local(now)}", f"run by {actor}"],
                 scores={"count": len(still_due), "memory_ids": still_due, "by_layer": layers},
                 created_at=now,
             )

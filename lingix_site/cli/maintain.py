@@ -1,11 +1,10 @@
 """maintain, reflect: run the scheduled jobs once, now."""
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, plain_text
 
 TASKS = ("expire", "promote", "evict", "backfill", "organise", "snapshot")
 
@@ -81,7 +80,8 @@ def _maintain_render(result: dict[str, Any]) -> str:
     lines = []
     for name, outcome in result.items():
         shown = {k: v for k, v in outcome.items() if k != "memory_ids"}
-        lines.append(f"{name}: {json.dumps(shown, ensure_ascii=False, default=str)}")
+        lines.append(f"{name}:")
+        lines.extend(f"  {line}" for line in plain_text(shown).splitlines())
     return "\n".join(lines)
 
 

@@ -21,7 +21,35 @@ class Subcommand:
     add_arguments: Callable[[Any], None]
     run: Callable[[Any], dict[str, Any]]
     render: Callable[[dict[str, Any]], str] | None = None
-    needs_provider: bool = True
+    # Only the subcommands that run the judge refuse to start without a provider; every
+    # read-only or maintenance command works with none configured.
+    needs_provider: bool = False
+
+
+def plain_text(result: dict[str, Any]) -> str:
+    """Without --json a person reads the result: one `key: value` line per field, nested
+    values flattened with dots, so no subcommand prints raw JSON by default."""
+    lines: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                if not str(key).startswith("_"):
+                    walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, dict):
+            lines.append(f"{prefix}: (none)")
+        elif isinstance(value, list):
+            scalar = all(not isinstance(v, (dict, list)) for v in value)
+            if scalar:
+                lines.append(f"{prefix}: {', '.join(str(v) for v in value) if value else '(none)'}")
+            else:
+                for index, inner in enumerate(value, start=1):
+                    walk(f"{prefix}[{index}]", inner)
+        else:
+            lines.append(f"{prefix}: {'—' if value is None else value}")
+
+    walk("", result)
+    return "\n".join(lines)
 
 
 def progress_bar(total: int, description: str) -> tqdm:

@@ -36,6 +36,8 @@ def _parse_kinds(raw: str | None) -> tuple[str, ...] | None:
 def _search_run(args) -> dict[str, Any]:
     from memories.selectors import MAX_TOP_K, memory_search
 
+    if not args.query.strip():
+        raise CliError("the query is empty; give the words to look for, e.g. memory search \"双11 出价\"")
     if not 1 <= args.top_k <= MAX_TOP_K:
         raise CliError(f"--top-k must be between 1 and {MAX_TOP_K}")
     response = memory_search(
@@ -98,6 +100,10 @@ def _export_run(args) -> dict[str, Any]:
     return {"exported": count, "_streamed": True}
 
 
+def _export_render(result: dict[str, Any]) -> str:
+    return f"exported {result['exported']} memories (every version) to {result['output']}"
+
+
 # --- embed-backfill -------------------------------------------------------------
 def _backfill_args(parser) -> None:
     parser.add_argument("--batch-size", type=int, default=64, help="texts per embedding call (default 64)")
@@ -117,6 +123,6 @@ def _backfill_run(args) -> dict[str, Any]:
 
 COMMANDS = [
     Subcommand("search", "hybrid keyword + vector retrieval", _search_args, _search_run, _search_render),
-    Subcommand("export", "every memory and version as JSONL, in the import format", _export_args, _export_run),
+    Subcommand("export", "every memory and version as JSONL, in the import format", _export_args, _export_run, _export_render),
     Subcommand("embed-backfill", "embed memories whose vector is missing or from another model", _backfill_args, _backfill_run),
 ]

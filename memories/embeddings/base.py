@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 
+from memories.metrics_registry import EMBEDDING_LATENCY, timed
+
 
 class EmbeddingError(RuntimeError):
     """The embedder could not produce vectors (unreachable server, wrong dimension…)."""
@@ -59,11 +61,13 @@ class Embedder(ABC):
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """(n, dimension) float32, rows normalised; each text cut by fit_passage first."""
-        return self._passage_vectors([self.fit_passage(text).text for text in texts])
+        with timed(EMBEDDING_LATENCY, kind="passages", model=self.model_name):
+            return self._passage_vectors([self.fit_passage(text).text for text in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
         """(dimension,) float32, normalised; the text cut by fit_query first."""
-        return self._query_vector(self.fit_query(text).text)
+        with timed(EMBEDDING_LATENCY, kind="query", model=self.model_name):
+            return self._query_vector(self.fit_query(text).text)
 
     def fit(self, text: str, *, max_tokens: int, is_query: bool) -> FittedText:
         """The longest prefix of `text` that fits in `max_tokens` (binary search on the

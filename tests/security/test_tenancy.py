@@ -1,5 +1,7 @@
 """A brand_A token against brand_B's data, on every read surface: nothing of brand_B's
 is returned, counted or decidable, and an explicit foreign advertiser is a 403."""
+import json
+
 import pytest
 
 from governance.models import ReviewItem
@@ -11,7 +13,8 @@ def _holds_nothing_of_b(response) -> None:
     body = response.json()
     rows = body.get("results") or body.get("memories") or body.get("history") or []
     assert all(row.get("advertiser") != "brand_B" for row in rows), rows
-    text = response.content.decode("utf-8")
+    # The answer echoes the caller's own query (now as UTF-8 text); only the rest can leak.
+    text = json.dumps({k: v for k, v in body.items() if k != "query"}, ensure_ascii=False)
     assert SECRET_PLAN not in text and "ROI 低于 1.8" not in text and "晚间 20-23" not in text, text[:400]
 
 

@@ -131,11 +131,14 @@ def test_bad_arguments_give_one_line_and_a_nonzero_exit(cli_env, argv, expected_
     assert out == ""
 
 
-def test_without_a_provider_the_cli_refuses_and_names_both_variables(cli_env):
+def test_without_a_provider_the_judge_commands_refuse_and_name_both_variables(cli_env):
     env = {k: v for k, v in cli_env["env"].items() if k not in ("MEMORY_LLM_PROVIDER", "MEMORY_LLM_API_KEY")}
-    code, out, err = memory(cli_env, "status", "--json", env=env)
+    code, out, err = memory(cli_env, "ingest", "用户纠正：brand_A 出价不要超过1.5元", "--json", env=env)
     assert code != 0 and out == ""
     assert "MEMORY_LLM_PROVIDER" in err and "MEMORY_LLM_API_KEY" in err and "Traceback" not in err
+    # Status only reads: it runs, and says which judge is missing.
+    code, out, err = memory(cli_env, "status", "--json", env=env)
+    assert code == 0 and one_json(out)["provider"] == "none" and "MEMORY_LLM_API_KEY" in one_json(out)["provider_error"]
 
 
 SEARCHER = """

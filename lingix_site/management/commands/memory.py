@@ -22,7 +22,7 @@ from lingix_site.cli import backup as backup_cli
 from lingix_site.cli import maintain as maintain_cli
 from lingix_site.cli import site as site_cli
 from memories.cli import commands as memory_cli
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, plain_text
 from memories.exceptions import DomainError
 
 # Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
@@ -101,8 +101,6 @@ class Command(BaseCommand):
         if args.json:
             sys.stdout.write(json.dumps({k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, default=str) + "\n")
         else:
-            text = sub.render(result) if sub.render else json.dumps(
-                {k: v for k, v in result.items() if not k.startswith("_")}, ensure_ascii=False, indent=2, default=str
-            )
+            text = sub.render(result) if sub.render else plain_text(result)
             sys.stdout.write(text + "\n")
         return 0
