@@ -152,7 +152,15 @@ RUFF_FILES := \
 	tests/site/test_cli_fresh_shell.py \
 	tests/site/test_operator_experience.py \
 	tests/governance/test_audit_trail.py \
-	tests/api/test_presentation.py
+	tests/api/test_presentation.py \
+	memories/search/vectors.py \
+	memories/embeddings/query_cache.py \
+	bench/corpus_cache.py \
+	bench/profile_search.py \
+	bench/vs_lancedb.py \
+	tests/memories/test_vector_first_pass.py \
+	tests/api/test_query_embedding_cost.py \
+	bench/pg_recall.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

@@ -113,7 +113,11 @@ def search(request, payload: SearchIn):
 
 
 def _query_cut(response) -> dict:
-    return {"query_truncated": response.query_truncated, "query_chars_embedded": response.query_chars_embedded}
+    return {
+        "query_truncated": response.query_truncated,
+        "query_chars_embedded": response.query_chars_embedded,
+        "query_embedding": response.query_embedding,
+    }
 
 
 @api.get(

@@ -134,6 +134,10 @@ class SearchOut(Schema):
     )
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
+    query_embedding: dict[str, float | bool | int] = Field(
+        default_factory=dict,
+        description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
+    )
 
 
 # --- write funnel ------------------------------------------------------------------------
@@ -272,4 +276,8 @@ class RecallOut(Schema):
     query: str
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0
+    query_embedding: dict[str, float | bool | int] = Field(
+        default_factory=dict,
+        description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
+    )
     chosen: dict[str, int] = Field(default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit")

@@ -184,3 +184,5 @@ MEMORY_API_RATE = os.environ.get("MEMORY_API_RATE", "120/min")
 # Expensive requests one token may have in flight (per process), and how much of a query the embedder reads.
 MEMORY_API_CONCURRENCY = int(os.environ.get("MEMORY_API_CONCURRENCY", "2"))
 MEMORY_EMBED_QUERY_TOKENS = int(os.environ.get("MEMORY_EMBED_QUERY_TOKENS", "96"))
+# Query vectors kept per process for repeated queries (agents repeat themselves); 0 turns the cache off.
+MEMORY_QUERY_CACHE_SIZE = int(os.environ.get("MEMORY_QUERY_CACHE_SIZE", "1024"))

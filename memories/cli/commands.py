@@ -68,6 +68,7 @@ def _search_run(args) -> dict[str, Any]:
             {**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results
         ],
         "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
+        "query_embedding": response.query_embedding,
         "_explain": args.explain,
     }
 

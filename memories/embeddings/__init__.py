@@ -49,3 +49,6 @@ def reset_embedder() -> None:
     global _embedder
     with _lock:
         _embedder = None
+    from memories.embeddings.query_cache import query_vectors
+
+    query_vectors.clear()

@@ -22,6 +22,8 @@ class SearchBackend(Protocol):
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]: ...
 
+    def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]: ...
+
 
 class SQLiteBackend:
     name = "sqlite"
@@ -40,6 +42,23 @@ class SQLiteBackend:
         from memories.search.vectors import vector_index
 
         return vector_index.vectors_for(memory_ids)
+
+    def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
+        from memories.search.vectors import vector_index
+
+        found = vector_index.metadata_for(memory_ids)
+        missing = [mid for mid in memory_ids if mid not in found]
+        # A row written after the index's last refresh (a keyword hit in keyword mode).
+        return {**found, **_metadata_from_rows(missing)} if missing else found
+
+
+def _metadata_from_rows(memory_ids: list[int]) -> dict[int, tuple[float, float]]:
+    if not memory_ids:
+        return {}
+    from memories.models import Memory
+
+    rows = Memory.objects.filter(id__in=memory_ids).values_list("id", "importance", "created_at")
+    return {mid: (float(importance), created.timestamp()) for mid, importance, created in rows}
 
 
 class PostgresBackend:
@@ -62,6 +81,9 @@ class PostgresBackend:
 
         embedder = get_embedder()
         return postgres.vectors_for(memory_ids, model_name=embedder.model_name, dimension=embedder.dimension)
+
+    def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
+        return _metadata_from_rows(memory_ids)
 
 
 _BACKENDS = {"sqlite": SQLiteBackend(), "postgresql": PostgresBackend()}

@@ -64,6 +64,8 @@ class DeepResponse:
     query_truncated: bool = False
     query_chars_embedded: int = 0
     deep: dict[str, Any] = field(default_factory=dict)
+    # The original query's embedding cost (sub-queries are reported in embed_ms).
+    query_embedding: dict[str, Any] = field(default_factory=dict)
 
 
 # How many sub-queries are searched at most (the original included), how deep each list
@@ -185,6 +187,7 @@ def deep_search(
         return DeepResponse(
             results=response.results, embed_ms=response.embed_ms, search_ms=(time.perf_counter() - started) * 1000 - response.embed_ms,
             query_truncated=response.query_truncated, query_chars_embedded=response.query_chars_embedded, deep=info,
+            query_embedding=response.query_embedding,
         )
 
     t0 = time.perf_counter()
@@ -244,4 +247,5 @@ def deep_search(
         query_truncated=bool(first and first.query_truncated),
         query_chars_embedded=first.query_chars_embedded if first else 0,
         deep=info,
+        query_embedding=first.query_embedding if first else {},
     )

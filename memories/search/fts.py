@@ -124,10 +124,26 @@ def keyword_candidates(
         if not tokens:
             return []
         window = "" if min_rowid is None else "AND memories_memory_fts.rowid >= %s "
+        match = [_expression(tokens), *([min_rowid] if min_rowid is not None else [])]
+        # The plan bounds the scored rows (about `budget`), so all of them can come back and
+        # the structured filter be applied from the in-process search index: joining each
+        # match to its table row only to read the filter columns cost more than bm25 itself.
+        cursor.execute(
+            f"SELECT rowid, bm25(memories_memory_fts) AS rank FROM memories_memory_fts WHERE memories_memory_fts MATCH %s {window}"
+            "ORDER BY rank",
+            match,
+        )
+        scored = cursor.fetchall()
+        from memories.search.vectors import vector_index
+
+        admitted = vector_index.admit([int(row[0]) for row in scored], search_filter)
+        if admitted is not None:
+            return [(int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted, strict=True) if ok][:limit]
+        # A match the index does not know yet (written since its refresh): filter in SQL.
         sql = (
             "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
             "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "
             f"WHERE memories_memory_fts MATCH %s {window}AND {where} ORDER BY rank LIMIT %s"
         )
-        cursor.execute(sql, [_expression(tokens), *([min_rowid] if min_rowid is not None else []), *params, limit])
+        cursor.execute(sql, [*match, *params, limit])
         return [(int(row[0]), -float(row[1])) for row in cursor.fetchall()]

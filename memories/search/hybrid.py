@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from memories.embeddings import get_embedder
+from memories.embeddings.query_cache import embed_query_cached
 from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
 from memories.search.entities import entity_candidates
@@ -73,6 +73,8 @@ class SearchOutcome:
     # What the embedder read of the query: it is cut to the query token budget.
     query_truncated: bool = False
     query_chars_embedded: int = 0
+    # The query embedding's cost: ms, cached, tokens, truncated, chars (empty when none was needed).
+    query_embedding: dict = field(default_factory=dict)
 
 
 def _minmax(values: dict[int, float]) -> dict[int, float]:
@@ -108,12 +110,11 @@ def hybrid_search(
         keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
-        embedder = get_embedder()
-        fitted = embedder.fit_query(prepared.vector_text)
-        query_vector = embedder.embed_query(fitted.text)
+        fitted = embed_query_cached(prepared.vector_text)
+        query_vector = fitted.vector
         embed_ms = (time.perf_counter() - t0) * 1000
         vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
-    cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars} if fitted else {}
+    cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars, "query_embedding": fitted.cost()} if fitted else {}
     entity: dict[int, float] = {}
     if mode == "hybrid" and config.entity_weight > 0:
         entity, _ = entity_candidates(query, search_filter, config.candidates)
@@ -222,7 +223,5 @@ def _mmr(scored: list[SearchHit], vectors: dict[int, np.ndarray], top_k: int, co
 
 
 def _load_metadata(ids: list[int]) -> dict[int, tuple[float, float]]:
-    from memories.models import Memory
-
-    rows = Memory.objects.filter(id__in=ids).values_list("id", "importance", "created_at")
-    return {mid: (float(importance), created.timestamp()) for mid, importance, created in rows}
+    # SQLite answers from the in-process index (no query); PostgreSQL reads the rows.
+    return get_search_backend().metadata_for(ids)

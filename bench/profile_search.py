@@ -1,0 +1,158 @@
+"""Where one hybrid search spends its time at 100k memories (the bench.latency corpus).
+
+Each stage of the real search is wrapped with a timer for the duration of the run (the
+wrappers call the real functions): the structured filter (the vector index's mask), the
+keyword side (FTS5 + bm25), the vector side (scan and top-k, filter excluded), fetching
+the candidates' vectors, loading their metadata, MMR, and the final row fetch in
+memory_search. What is left of the wall time is fusion and the rest of the Python glue.
+With --pyinstrument a call-tree profile of the same searches goes to a text file.
+
+    python -m bench.profile_search --json [--size 100000] [--queries 200]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import defaultdict
+from typing import Any
+
+from bench._common import Progress, emit, percentile, setup_throwaway_django
+
+STAGES = ("filter", "fts", "vectors", "entities", "candidate_vectors", "metadata", "mmr", "row_fetch")
+
+
+class _StageClock:
+    def __init__(self) -> None:
+        self.current: dict[str, float] = defaultdict(float)
+
+    def wrap(self, owner: Any, name: str, stage: str) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.current[stage] += (time.perf_counter() - t0) * 1000
+
+        setattr(owner, name, timed)
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.current)
+        self.current.clear()
+        return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.profile_search", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
+    parser.add_argument("--size", type=int, default=100_000, help="memories in the corpus (default 100000)")
+    parser.add_argument("--queries", type=int, default=200, help="timed searches (default 200)")
+    parser.add_argument("--base-texts", type=int, default=2000, help="distinct texts embedded for real (default 2000)")
+    parser.add_argument("--noise", type=float, default=0.02, help="std-dev of the per-row vector noise (default 0.02)")
+    parser.add_argument("--pyinstrument", metavar="FILE", help="also write a pyinstrument call tree of the timed searches to FILE")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+    if args.size < 1 or args.queries < 1:
+        sys.stderr.write("bench.profile_search: error: --size and --queries must be positive\n")
+        return 2
+    progress = Progress(args.quiet)
+    workdir = setup_throwaway_django("profile")
+
+    from django.db.models.query import QuerySet
+
+    from bench.latency import load_or_build_corpus, query_plan
+    from memories import selectors
+    from memories.embeddings import get_embedder
+    from memories.search import backends, hybrid
+    from memories.search.vectors import VectorIndex
+
+    load_or_build_corpus(args.size, args.base_texts, args.noise, workdir, progress)
+    plan = query_plan(args.queries)
+    embedder = get_embedder()
+    vectors = {text: embedder.embed_query(text) for text in {q for q, _ in plan}}
+    # Query embedding is excluded: the embedder answers from the vectors computed above.
+    embedder.embed_query = lambda text: vectors[text]
+
+    clock = _StageClock()
+    clock.wrap(VectorIndex, "mask", "filter")
+    clock.wrap(backends.SQLiteBackend, "keyword_candidates", "fts")
+    clock.wrap(backends.SQLiteBackend, "vector_candidates", "vectors")
+    clock.wrap(backends.SQLiteBackend, "vectors_for", "candidate_vectors")
+    clock.wrap(hybrid, "_load_metadata", "metadata")
+    clock.wrap(hybrid, "_mmr", "mmr")
+    if hasattr(hybrid, "entity_candidates"):  # the entity arm, where present
+        clock.wrap(hybrid, "entity_candidates", "entities")
+    clock.wrap(QuerySet, "in_bulk", "row_fetch")
+
+    for query, advertiser in plan[:5]:
+        selectors.memory_search(query=query, advertisers=(advertiser,) if advertiser else None, top_k=10, record_access=False)
+    clock.take()
+    profiler = None
+    if args.pyinstrument:
+        from pyinstrument import Profiler
+
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+    rows: list[dict[str, float]] = []
+    for query, advertiser in plan:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        selectors.memory_search(query=query, advertisers=(advertiser,) if advertiser else None, top_k=10, record_access=False)
+        total, total_cpu = (time.perf_counter() - t0) * 1000, (time.thread_time() - c0) * 1000
+        stages = clock.take()
+        # The vector stage's own time includes the mask it computes; report them apart.
+        stages["vectors"] = stages.get("vectors", 0.0) - stages.get("filter", 0.0)
+        stages["total"], stages["total_cpu"] = total, total_cpu
+        stages["fusion_and_glue"] = total - sum(stages.get(s, 0.0) for s in STAGES)
+        stages["scoped"] = 1.0 if advertiser else 0.0
+        rows.append(stages)
+    if profiler is not None:
+        profiler.stop()
+        with open(args.pyinstrument, "w", encoding="utf-8") as handle:
+            handle.write(profiler.output_text(unicode=True, color=False, show_all=False))
+
+    def summary(subset: list[dict[str, float]]) -> dict[str, Any]:
+        total_mean = sum(r["total"] for r in subset) / len(subset)
+        out: dict[str, Any] = {}
+        for stage in (*STAGES, "fusion_and_glue", "total"):
+            values = [r.get(stage, 0.0) for r in subset]
+            mean = sum(values) / len(values)
+            out[stage] = {
+                "mean_ms": round(mean, 3),
+                "p95_ms": round(percentile(values, 95), 3),
+                "share_of_mean_total": round(mean / total_mean, 3) if total_mean else 0.0,
+            }
+        out["total"]["cpu_mean_ms"] = round(sum(r["total_cpu"] for r in subset) / len(subset), 3)
+        return out
+
+    doc = {
+        "size": args.size,
+        "queries": args.queries,
+        "all": summary(rows),
+        "advertiser_scoped": summary([r for r in rows if r["scoped"]]),
+        "operator_view": summary([r for r in rows if not r["scoped"]]),
+        "method": "memory_search(top_k=10, record_access=False), query vectors embedded up front; stage timers wrap the real "
+        "functions (wall time); total CPU from thread_time",
+    }
+    emit(doc, args.json, render)
+    return 0
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = [f"{'stage':18} {'wall':>8} {'share':>6} {'scoped':>8} {'operator':>9}"]
+    for stage in (*STAGES, "fusion_and_glue", "total"):
+        a = doc["all"][stage]
+        lines.append(
+            f"{stage:18} {a['mean_ms']:8.2f} {a['share_of_mean_total']:6.2f} "
+            f"{doc['advertiser_scoped'][stage]['mean_ms']:8.2f} {doc['operator_view'][stage]['mean_ms']:9.2f}"
+        )
+    lines.append(
+        f"n={doc['size']}, {doc['queries']} queries; wall ms per search (mean); "
+        f"CPU of the whole search {doc['all']['total']['cpu_mean_ms']:.2f} ms"
+    )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
