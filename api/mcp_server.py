@@ -40,6 +40,7 @@ from api.models import ApiToken
 from api.security import TokenRateThrottle
 from api.services import api_token_authenticate
 from memories.exceptions import DomainError
+from memories.strict_json import strict_check
 
 MAX_ID = 2**63 - 1
 # A request the SDK has not answered by then is cut off (504) rather than holding a web
@@ -70,6 +71,9 @@ def _run(operation: Callable[..., Any], *args: Any, schema: type | None = None, 
     arguments keep its defaults) and passed as the payload."""
     try:
         if schema is not None:
+            # The SDK parsed these with pydantic, not the API's strict parser: refuse here what
+            # /api/v1 refuses (NaN, integers past 64 bits, deep nesting, lone surrogates).
+            strict_check(values or {})
             args = (*args, schema(**{k: v for k, v in (values or {}).items() if v is not None}))
         return operation(_Caller(_token.get()), *args, **kwargs)
     except ValidationError as exc:
