@@ -28,6 +28,7 @@ import anyio
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import split_domain_port
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -221,7 +222,8 @@ def mcp_server(*, can_review: bool) -> MCPServer:
 
 # --- the HTTP bridge -----------------------------------------------------------------------
 def _scope(request: HttpRequest) -> dict[str, Any]:
-    host, _, port = request.get_host().partition(":")
+    # "[::1]:8000" splits at the port, not at the first colon of the address.
+    host, port = split_domain_port(request.get_host())
     return {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method, "scheme": request.scheme,
         "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
