@@ -1,3 +1,7 @@
+# The browser tests restore the migrated roles with serialized_rollback, which re-inserts
+# content types by id. A plain transactional test before them re-creates those rows under
+# new ids, so every serialized browser test lives here, ahead of the other transactional
+# tests in collection order.
 import pytest
 from django.contrib.auth.models import Group
 
