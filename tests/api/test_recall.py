@@ -109,7 +109,7 @@ def test_recall_skips_greetings_without_searching(demo_memories, brand_a):
     before = sum(Memory.objects.values_list("access_count", flat=True))
     body = brand_a.post("/recall", {"query": "你好"}).json()
     assert body == {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": "greeting or acknowledgement", "query": "你好", "query_truncated": False, "query_chars_embedded": 0,
-                    "chosen": {}}
+                    "chosen": {}, "query_embedding": {}}
     assert sum(Memory.objects.values_list("access_count", flat=True)) == before
 
 

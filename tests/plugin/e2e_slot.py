@@ -29,7 +29,7 @@ CONFIRM = "好的，就按这个，美妆新计划冷启动出价 2.2元"
 ASK_UNCONFIRMED = "双11 美妆预算怎么安排？"
 NOT_CONFIRMED = "这个我再考虑一下，先看看上周的 ROI 数据"
 CRON_TEXT = "定时巡检：brand_A 医药OTC 新计划出价上限调整为 9.9元"
-DOWN_TEXT = "记录一下：brand_A 医药OTC 周末预算下调到 8万，周一恢复"
+DOWN_TEXT = "以后 brand_A 医药OTC 周末预算统一下调到 8万，周一恢复原预算，这是我们的固定规则"
 SESSION_DISTILL = "agent:main:lingix-e2e-distill"
 DISTILL_TURNS = [
     "更正一下：brand_A 美妆新计划的日预算上限是 6000元，不是 9000元，以后按 6000元控制。",
@@ -162,6 +162,7 @@ def check_retry_queue(e2e: E2E) -> dict:
     wait_for(lambda: queued_jobs(e2e) == 0 or None, timeout=30, what="the retry queue emptying")
     event_id, action, source, advertiser, _, _ = row
     assert (source, advertiser) == ("user", "brand_A"), row
+    assert action == "WRITE", row  # delivered and written, not merely delivered
     say(f"(s6) capture made while Lingix was down → retry queue → event #{event_id} {action} after restart; queue empty")
     return {"event_id": event_id, "action": action, "queued": waiting}
 
