@@ -41,6 +41,18 @@ chromium:
 
 # Ruff checks the files listed here; the rest of the tree joins once it has been swept.
 RUFF_FILES := \
+	tests/governance/distill/test_prompt_redaction.py \
+	tests/governance/test_deep_search_redaction.py \
+	tests/governance/test_entity_prompt_delimiting.py \
+	tests/governance/test_storage_only_under_write_path.py \
+	tests/api/test_empty_store_search.py \
+	tests/site/test_metrics_spoofing.py \
+	tests/site/test_envfile_secrets.py \
+	tests/security/test_source_scope.py \
+	tests/security/test_distill_cli_hostile.py \
+	tests/security/test_mcp_host.py \
+	tests/security/test_mcp_hostile.py \
+	tests/security/test_conversation_hostile.py \
 	memories/entity_vocabulary.py \
 	memories/entity_links.py \
 	memories/search/entities.py \

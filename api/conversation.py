@@ -102,4 +102,4 @@ def memory_source(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
 
     # Outside the token's scope the memory does not exist (404), as for GET /memories/{id}.
     memory = memory_get(memory_id=memory_id, advertisers=request.auth.scope)
-    return source_of(memory=memory)
+    return source_of(memory=memory, advertisers=request.auth.scope)

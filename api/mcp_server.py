@@ -28,6 +28,7 @@ import anyio
 from asgiref.sync import async_to_sync, sync_to_async
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import split_domain_port
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -40,6 +41,7 @@ from api.models import ApiToken
 from api.security import TokenRateThrottle
 from api.services import api_token_authenticate
 from memories.exceptions import DomainError
+from memories.strict_json import strict_check
 
 MAX_ID = 2**63 - 1
 # A request the SDK has not answered by then is cut off (504) rather than holding a web
@@ -70,6 +72,9 @@ def _run(operation: Callable[..., Any], *args: Any, schema: type | None = None, 
     arguments keep its defaults) and passed as the payload."""
     try:
         if schema is not None:
+            # The SDK parsed these with pydantic, not the API's strict parser: refuse here what
+            # /api/v1 refuses (NaN, integers past 64 bits, deep nesting, lone surrogates).
+            strict_check(values or {})
             args = (*args, schema(**{k: v for k, v in (values or {}).items() if v is not None}))
         return operation(_Caller(_token.get()), *args, **kwargs)
     except ValidationError as exc:
@@ -217,7 +222,8 @@ def mcp_server(*, can_review: bool) -> MCPServer:
 
 # --- the HTTP bridge -----------------------------------------------------------------------
 def _scope(request: HttpRequest) -> dict[str, Any]:
-    host, _, port = request.get_host().partition(":")
+    # "[::1]:8000" splits at the port, not at the first colon of the address.
+    host, port = split_domain_port(request.get_host())
     return {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method, "scheme": request.scheme,
         "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),

@@ -199,6 +199,16 @@ def governed_reinforce(*, memory: Memory, authority: Authority) -> Memory:
     return storage.memory_reinforce(memory=memory)
 
 
+def governed_organise(*, memory: Memory, kind: str, category_node: Any, abstract_line: str, abstract_paragraph: str) -> None:
+    """The organise backfill stores what the write path would have decided for a memory
+    written before kinds, categories and abstracts existed (derived fields only; the
+    category node is always in the memory's own advertiser tree)."""
+    if category_node is not None and category_node.advertiser != memory.advertiser:
+        raise HardRuleViolation(HardRule.SCOPE, f"category #{category_node.pk} is not in memory #{memory.pk}'s tree")
+    storage.memory_set_organisation(memory=memory, kind=kind, category_node=category_node, abstract_line=abstract_line,
+                                    abstract_paragraph=abstract_paragraph)
+
+
 def _check_transition(memory: Memory, *, authority: Authority) -> None:
     if memory.layer == Layer.L1 and not authority.operator:
         raise HardRuleViolation(HardRule.L1_AUTHORITATIVE, f"L1 rule #{memory.pk} changes only by an operator")

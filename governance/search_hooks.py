@@ -26,6 +26,7 @@ from governance.providers.base import ProviderUnavailable
 from governance.providers.chat import ChatJSONClient
 from governance.providers.config import ProviderNotConfigured, resolve_provider_name
 from governance.providers.prompts import untrusted_block
+from governance.safety import redact
 from memories.search.deep import MAX_SUBQUERIES, Candidate, DeepHookFailure, DeepHooks
 
 PROMPT_VERSIONS = {"rewrite": "deep-rewrite-2026.12.1", "rerank": "deep-rerank-2026.12.1"}
@@ -75,7 +76,8 @@ class GatewaySearchModel:
     def rewrite(self, query: str) -> list[str]:
         messages = [
             {"role": "system", "content": REWRITE_SYSTEM},
-            {"role": "user", "content": untrusted_block({"query": query})},
+            # A query can carry what a user pasted: credentials are cut before the gateway sees it, as for the judge.
+            {"role": "user", "content": untrusted_block({"query": redact(query)})},
         ]
         try:
             answer = self.chat.ask_model(messages=messages, prompt_version=PROMPT_VERSIONS["rewrite"], schema=RewriteOut)
@@ -86,7 +88,8 @@ class GatewaySearchModel:
     def rerank(self, query: str, candidates: list[Candidate]) -> list[int]:
         if not candidates:
             return []
-        payload = {"query": query, "candidates": [{"id": c.memory_id, "text": c.content[:RERANK_CONTENT_CHARS]} for c in candidates]}
+        payload = {"query": redact(query),
+                   "candidates": [{"id": c.memory_id, "text": c.content[:RERANK_CONTENT_CHARS]} for c in candidates]}
         messages = [{"role": "system", "content": RERANK_SYSTEM}, {"role": "user", "content": untrusted_block(payload)}]
         try:
             answer = self.chat.ask_model(messages=messages, prompt_version=PROMPT_VERSIONS["rerank"], schema=RerankOut)

@@ -128,7 +128,7 @@ def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
     }
 
 
-def memory_source(*, memory) -> dict[str, Any]:
+def memory_source(*, memory, advertisers: tuple[str, ...] | None = None) -> dict[str, Any]:
     """What a memory came from: the conversation turns (session id, indices, redacted
     text) kept by the event that wrote it, else that event's raw input. A version made by
     an admin edit or an UPDATE without turns of its own points back along its chain."""
@@ -136,7 +136,12 @@ def memory_source(*, memory) -> dict[str, Any]:
     older_first = [m.pk for m in chain if m.version <= memory.version]
     # This version first, then the versions it replaced, newest to oldest.
     order = [memory.pk, *reversed([pk for pk in older_first if pk != memory.pk])]
-    events = list(MemoryEvent.objects.filter(memory_id__in=order).order_by("id"))
+    events = MemoryEvent.objects.filter(memory_id__in=order)
+    if advertisers is not None:
+        # A global memory is readable by every tenant, the conversation of another tenant's
+        # event behind it (an operator's approval) is not.
+        events = events.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
+    events = list(events.order_by("id"))
     ranked = sorted(events, key=lambda e: (order.index(e.memory_id), e.pk))
     chosen = next((e for e in ranked if e.source_turns), None) or next((e for e in ranked if e.raw_text or e.summary), None)
     if chosen is None:

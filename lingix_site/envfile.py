@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ENV_FILE = REPO_ROOT / ".lingix.env"
@@ -24,6 +25,26 @@ CHOSEN_SETTINGS = (
     "TZ_NAME",
 )
 _NEVER_WRITTEN_MARKERS = ("KEY", "SECRET", "PASSWORD", "TOKEN")
+
+
+def _without_credentials(value: str) -> str:
+    """A URL setting (DATABASE_URL, a gateway base URL) may carry a password in its
+    user part or a key in its query; neither is written. PostgreSQL then takes the
+    password from PGPASSWORD or ~/.pgpass, as libpq does for any connection without one."""
+    try:
+        parts = urlsplit(value)
+        password = parts.password
+    except ValueError:
+        return value
+    if not parts.scheme or not parts.netloc:
+        return value
+    netloc = parts.netloc
+    if password is not None:
+        host = netloc.rpartition("@")[2]
+        netloc = f"{parts.username}@{host}" if parts.username else host
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if not any(marker in k.upper() for marker in (*_NEVER_WRITTEN_MARKERS, "PASS", "AUTH"))])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def env_file_path() -> Path | None:
@@ -73,7 +94,7 @@ def write_env_file(environ: dict[str, str] | None = None, path: Path | None = No
     for name in CHOSEN_SETTINGS:
         value = environ.get(name, "")
         if value and not any(marker in name for marker in _NEVER_WRITTEN_MARKERS):
-            lines.append(f"{name}={value}")
+            lines.append(f"{name}={_without_credentials(value)}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 

@@ -2,12 +2,13 @@
 POST /api/v1/distill."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from governance.cli.funnel import _actor
 from memories.cli.base import CliError, Subcommand, progress_bar
+from memories.exceptions import InvalidInput
+from memories.strict_json import strict_loads
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -32,8 +33,9 @@ def _read(path: Path) -> tuple[list[Any] | None, str | None]:
         raise CliError(f"{path}: not UTF-8 text") from None
     if text.lstrip().startswith("["):
         try:
-            messages = json.loads(text)
-        except ValueError as exc:
+            # The CLI's one JSON loader: NaN, huge integers and hostile nesting are refused, not a traceback.
+            messages = strict_loads(text)
+        except InvalidInput as exc:
             raise CliError(f"{path}: looks like a JSON array but does not parse ({exc})") from None
         return messages, None
     return None, text

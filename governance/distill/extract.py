@@ -24,6 +24,7 @@ from governance.language import signals as s
 from governance.providers import prompts
 from governance.providers.base import JudgeProvider, ProviderUnavailable, Telemetry
 from governance.providers.offline import offline_classify
+from governance.safety import redact
 
 MAX_CANDIDATE_TURNS = 6
 MAX_CANDIDATES = 50
@@ -139,7 +140,8 @@ def _prompt_turns(turns: list[Turn], *, start: int, end: int) -> list[dict[str, 
     points at turns, and the funnel reads them whole."""
     spoken = [t for t in turns if t.content and t.role in (Role.USER, Role.ASSISTANT) and t.index <= end]
     first = next((i for i, t in enumerate(spoken) if t.index >= start), len(spoken))
-    return [{**t.as_dict(), "content": t.content[:PROMPT_TURN_CHARS]} for t in spoken[max(0, first - 1):]]
+    # Credentials are cut and personal data masked before the gateway sees a turn, as for the judge.
+    return [{**t.as_dict(), "content": redact(t.content)[:PROMPT_TURN_CHARS]} for t in spoken[max(0, first - 1):]]
 
 
 def llm_candidates(

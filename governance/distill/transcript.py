@@ -132,7 +132,7 @@ def transcript_from_jsonl(text: str) -> Transcript:
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a hostile line nested thousands deep
             skipped.append(number)
             continue
         if isinstance(entry, dict) and entry.get("type") == "session" and session_id is None:

@@ -4,6 +4,7 @@ make the caller keep the offline extraction. Memory content is delimited as data
 from __future__ import annotations
 
 import json
+import re
 from typing import Literal
 
 from django.conf import settings
@@ -15,6 +16,9 @@ from memories.constants import EntityKind, RelationPredicate
 from memories.entity_vocabulary import MAX_NAME, Mention, canonical
 
 PROMPT_VERSION = "entities-v1"
+# Any spelling of a memory tag inside the content (</MEMORY>, < /memory >, <memory>) loses
+# its "<", so the content can neither close the data block nor open a new one.
+_TAG_IN_CONTENT = re.compile(r"<(?=\s*/?\s*memory\b)", re.IGNORECASE)
 KindName = Literal["advertiser", "category", "channel", "plan", "metric", "time_slot", "event"]
 PredicateName = Literal["in_category", "uses_channel", "runs_plan", "measured_by", "during", "affected_by"]
 
@@ -62,10 +66,10 @@ Triple = tuple[Mention, str, Mention]
 
 def extract_with_llm(*, content: str, advertiser: str | None, category: str) -> tuple[list[Mention], list[Triple], Telemetry]:
     """Raises ProviderUnavailable on a timeout, an HTTP failure or JSON of the wrong shape."""
-    context = json.dumps({"advertiser": advertiser, "category": category}, ensure_ascii=False)
+    context = _TAG_IN_CONTENT.sub("‹", json.dumps({"advertiser": advertiser, "category": category}, ensure_ascii=False))
     messages = [
         {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": f"context: {context}\n<memory>\n{content.replace('</memory>', '</ memory>')}\n</memory>"},
+        {"role": "user", "content": f"context: {context}\n<memory>\n{_TAG_IN_CONTENT.sub('‹', content)}\n</memory>"},
     ]
     answer = _client().ask_model(messages=messages, prompt_version=PROMPT_VERSION, schema=EntitiesOut)
     value: EntitiesOut = answer.value

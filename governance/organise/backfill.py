@@ -10,9 +10,9 @@ from typing import Any
 from django.db.models import Q
 
 from governance.entities.backfill import memories_link_backfill
+from governance.memory_write import governed_organise
 from governance.models import MemoryEvent
 from governance.organise import category_refresh, organise_fields
-from memories import services as storage
 from memories.lifecycle.db import atomic_batch, chunks
 from memories.models import Memory
 
@@ -36,7 +36,7 @@ def _organise_chunk(ids: list[int], touched: set[int]) -> int:
             trigger_type=trigger_types.get(memory.pk, ""), data=memory.data, category=memory.category,
             business_line=memory.business_line, kind=memory.kind,
         )
-        storage.memory_set_organisation(memory=memory, **organised.model_fields())
+        governed_organise(memory=memory, **organised.model_fields())
         touched.update(n for n in (organised.node.pk, memory.category_node_id) if n)
     return len(memories)
 

@@ -232,7 +232,7 @@ class VectorIndex:
         assert rows is not None
         order = np.argsort(rows.advertiser, kind="stable")
         codes, starts = np.unique(rows.advertiser[order], return_index=True)
-        ends = [*starts[1:], len(order)]
+        ends = [*starts[1:], len(order)] if len(starts) else []  # an empty store has no scope to close
         self._scope_rows = {int(code): order[start:end] for code, start, end in zip(codes, starts, ends, strict=True)}
 
     def _drop(self, ids: set[int]) -> None:
