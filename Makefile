@@ -81,6 +81,7 @@ RUFF_FILES := \
 	tests/api/test_mcp_inprocess.py \
 	tests/api/test_distill.py \
 	tests/governance/distill/test_llm_extractor.py \
+	governance/review_steps.py \
 	governance/hard_rules.py \
 	governance/memory_write.py \
 	governance/funnel/injection.py \

@@ -18,8 +18,14 @@ from governance.funnel.types import Decision
 from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_write
 from governance.models import MemoryEvent, ReviewItem
+from governance.review_steps import (
+    review_candidate_recheck,
+    review_item_lock_open,
+    review_item_resolve,
+    review_reviewer_check,
+    review_trace_add,
+)
 from governance.safety import redact
-from governance.services import _check_reviewer, _lock_open, _recheck_and_score, _resolve, _review_trace
 from memories.constants import L1_PERMISSION, Layer, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
@@ -55,8 +61,8 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     metrics like any audit."""
     memory_write_lock()
     note = redact(note or "").strip()
-    item = _lock_open(item)
-    name = _check_reviewer(item, reviewer, reviewer_name)
+    item = review_item_lock_open(item)
+    name = review_reviewer_check(item, reviewer, reviewer_name)
     if not review_can_overturn_write(item):
         raise NotAnAuditedRefusal(f"review item {item.pk} is not a sampled audit of an automatic REJECT; nothing to write")
     candidate = dict(item.payload["candidate"])
@@ -65,7 +71,7 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     is_operator = operator or (reviewer is not None and reviewer.has_perm(L1_PERMISSION))
     if review_overturn_writes_l1(item) and not is_operator:
         raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may overturn it")
-    candidate = _recheck_and_score(item, candidate)
+    candidate = review_candidate_recheck(item, candidate)
     supersedes = None
     if candidate.get("supersedes"):
         supersedes = Memory.objects.filter(pk=candidate["supersedes"], status=Status.ACTIVE).first()
@@ -77,10 +83,10 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
                f"{action} to {memory.layer} as memory #{memory.pk}"]
     if note:
         reasons.append(f"note: {note}")
-    _resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=False)
+    review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=False)
     item.memory = memory
     item.save(update_fields=["memory"])
-    _review_trace(item, decision=action, reasons=reasons, memory=memory,
+    review_trace_add(item, decision=action, reasons=reasons, memory=memory,
                   scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind, "overturned": "REJECT"})
     event = item.event
     if event is not None:

@@ -23,14 +23,19 @@ from governance.funnel.errors import (
     L1ApprovalForbidden,
     NoteRequired,
     ReviewNotOpen,
-    RuleRefusedApproval,
     SelfReviewForbidden,
     UnknownEventType,
     UnknownLayer,
     UnknownSource,
 )
-from governance.funnel import validate as validate_stage
-from governance.funnel.rules import claim_turns, deterministic_refusals
+from governance.funnel.rules import claim_turns
+from governance.review_steps import (
+    review_candidate_recheck,
+    review_item_lock_open,
+    review_item_resolve,
+    review_reviewer_check,
+    review_trace_add,
+)
 from governance.funnel.types import Decision, StageOutcome
 from governance.hard_rules import Authority, WriteOrigin
 from governance.memory_write import Proposal, governed_set_status, governed_write
@@ -40,7 +45,6 @@ from governance.review_log import review_log_entry
 from governance.safety import redact, scan_data, scan_text
 from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
-from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.metrics_registry import record_decision
@@ -351,61 +355,6 @@ def review_item_create(
     )
 
 
-def _lock_open(item: ReviewItem) -> ReviewItem:
-    fresh = ReviewItem.objects.select_for_update().get(pk=item.pk)
-    if fresh.status != ReviewStatus.OPEN:
-        raise ReviewNotOpen(f"review item {fresh.pk} is already {fresh.status}")
-    return fresh
-
-
-def _check_reviewer(item: ReviewItem, reviewer, reviewer_name: str) -> str:
-    name = (reviewer_name or getattr(reviewer, "get_username", lambda: "")() or "").strip()
-    if not name:
-        raise InvalidInput("a reviewer name is required")
-    names = {name}
-    if reviewer is not None:
-        names.add(reviewer.get_username())
-    if (reviewer is not None and item.proposed_by_user_id == reviewer.pk) or (item.proposed_by and item.proposed_by in names):
-        raise SelfReviewForbidden(f"{name} proposed review item {item.pk} and may not decide it")
-    return name
-
-
-def _review_trace(item: ReviewItem, *, decision: str, reasons: list[str], memory: Memory | None, scores: dict[str, Any]) -> None:
-    if item.event_id is None:
-        return
-    seq = (Trace.objects.filter(event_id=item.event_id).order_by("-seq").values_list("seq", flat=True).first() or 0) + 1
-    trace_create(event_id=item.event_id, memory=memory, seq=seq, stage="review", decision=decision, reasons=reasons, scores=scores)
-
-
-def _resolve(item: ReviewItem, *, status: str, reviewer, name: str, note: str, decision_correct: bool | None) -> None:
-    item.status = status
-    item.reviewer = reviewer if getattr(reviewer, "pk", None) else None
-    item.reviewer_name = name[:150]
-    item.note = note
-    item.decision_correct = decision_correct
-    item.decided_at = timezone.now()
-    item.save(update_fields=["status", "reviewer", "reviewer_name", "note", "decision_correct", "decided_at"])
-
-
-def _recheck_and_score(item: ReviewItem, candidate: dict[str, Any]) -> dict[str, Any]:
-    """The deterministic rules run again on a parked candidate: an outage may have parked
-    it before they ran, and a person's approval does not make an unconfirmed suggestion,
-    a hedge or an ungrounded figure true. A candidate parked before the quality stage gets
-    its importance scored now, rather than written with the default."""
-    c = p.candidate_from_payload(candidate)
-    reasons = deterministic_refusals(c)
-    if reasons:
-        raise RuleRefusedApproval(f"review item {item.pk} cannot be approved: " + "; ".join(reasons))
-    traces = {t.stage: t.scores for t in item.event.traces.all()} if item.event else {}
-    if "validate" in traces:
-        return candidate
-    c.grounding = candidate.get("grounding") or c.grounding
-    met = int((traces.get("value") or {}).get("met", 0) or 0)
-    policy = LayerPolicy.objects.filter(layer=c.layer).first()
-    importance = validate_stage.validate(c, policy, met).scores["importance"]
-    return {**candidate, "importance": importance}
-
-
 @transaction.atomic
 def review_approve(
     *, item: ReviewItem, reviewer, reviewer_name: str, note: str = "", decision_correct: bool | None = None, operator: bool = False
@@ -417,8 +366,8 @@ def review_approve(
     `operator=True` from the server's own CLI (shell access is operator access)."""
     memory_write_lock()
     note = redact(note or "")
-    item = _lock_open(item)
-    name = _check_reviewer(item, reviewer, reviewer_name)
+    item = review_item_lock_open(item)
+    name = review_reviewer_check(item, reviewer, reviewer_name)
     candidate = (item.payload or {}).get("candidate")
     event = item.event
     memory = None
@@ -434,7 +383,7 @@ def review_approve(
         if review_writes_l1(item) and not is_operator:
             raise L1ApprovalForbidden(f"review item {item.pk} would write an L1 core rule; only an operator may approve it")
         if item.kind in {ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT}:
-            candidate = _recheck_and_score(item, candidate)
+            candidate = review_candidate_recheck(item, candidate)
         supersedes = None
         if candidate.get("supersedes"):
             supersedes = Memory.objects.filter(pk=candidate["supersedes"], status=Status.ACTIVE).first()
@@ -452,8 +401,8 @@ def review_approve(
         reasons = [f"acknowledged by reviewer {name}"]
     if note:
         reasons.append(f"note: {note}")
-    _resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=decision_correct)
-    _review_trace(item, decision=action or "APPROVED", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
+    review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=decision_correct)
+    review_trace_add(item, decision=action or "APPROVED", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
     if event is not None and item.kind != ReviewKind.SAMPLED_AUDIT and memory is not None:
         MemoryEvent.objects.filter(pk=event.pk).update(
             status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer, reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
@@ -474,8 +423,8 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     if not (note or "").strip():
         raise NoteRequired("a rejection needs a note saying why")
     note = redact(note)
-    item = _lock_open(item)
-    name = _check_reviewer(item, reviewer, reviewer_name)
+    item = review_item_lock_open(item)
+    name = review_reviewer_check(item, reviewer, reviewer_name)
     event = item.event
     reasons = [f"rejected by reviewer {name}", f"note: {note.strip()}"]
     memory = None
@@ -491,8 +440,8 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
             reasons.insert(1, f"automatic {auto} judged wrong: memory #{memory.pk} archived")
         else:
             reasons.insert(1, f"automatic {auto} judged wrong")
-    _resolve(item, status=ReviewStatus.REJECTED, reviewer=reviewer, name=name, note=note.strip(), decision_correct=decision_correct)
-    _review_trace(item, decision="REJECT", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
+    review_item_resolve(item, status=ReviewStatus.REJECTED, reviewer=reviewer, name=name, note=note.strip(), decision_correct=decision_correct)
+    review_trace_add(item, decision="REJECT", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
     if event is not None and item.kind in {ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT}:
         MemoryEvent.objects.filter(pk=event.pk).update(
             status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
