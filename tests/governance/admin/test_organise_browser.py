@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.governance.admin.conftest import chromium_tab
+
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PASSWORD = "整理-review-2026"
@@ -43,24 +45,9 @@ def organised(transactional_db, django_user_model, django_capture_on_commit_call
 @pytest.fixture
 def page(live_server, organised, monkeypatch):
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        )
-        context = browser.new_context(locale="zh-CN", viewport={"width": 1440, "height": 900})
-        tab = context.new_page()
-        tab.set_default_timeout(20_000)
-        try:
-            yield tab
-        finally:
-            from django.db import connections
-
-            connections.close_all()
-            browser.close()
+    with chromium_tab() as tab:
+        yield tab
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
