@@ -251,9 +251,9 @@ def evaluate(
 
 
 def bench_ranking(product_defaults: bool = False):
-    """The ranking the benchmark uses. Since issue 14 the product default has the same
-    weights and no duplicate cut-off (the Chinese ad-ops set favoured them too); only the
-    FTS scoring budget still differs. The history of the choice:
+    """The ranking the benchmark uses: the product default (weights, no duplicate cut-off,
+    every candidate scored by both arms), with the FTS scoring budget lifted. The history
+    of the choice:
 
     LoCoMo is English small talk, where bm25 over stemmed words is strong and the small
     multilingual embedder weak, and each memory carries its previous turns, so neighbouring
@@ -266,12 +266,12 @@ def bench_ranking(product_defaults: bool = False):
     ranking was left as it was. The FTS scoring budget exists for 100k-row stores; this store
     has 5.9k rows, so scoring is left exact. `--product-defaults` runs the shipped ranking."""
     from memories.search import fts
-    from memories.search.hybrid import DEFAULT_RANKING, RankingConfig
+    from memories.search.hybrid import DEFAULT_RANKING
 
     if product_defaults:
         return DEFAULT_RANKING
     fts.SCORED_ROWS_BUDGET = 10**9
-    return RankingConfig(vector_weight=0.3, keyword_weight=0.7, mmr_duplicate_cosine=1.01)
+    return DEFAULT_RANKING
 
 
 def render(doc: dict[str, Any]) -> str:

@@ -18,6 +18,8 @@ class SearchBackend(Protocol):
 
     def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
 
+    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]: ...
+
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]: ...
@@ -32,6 +34,11 @@ class SQLiteBackend:
         from memories.search.fts import keyword_candidates
 
         return keyword_candidates(query, search_filter, limit=limit)
+
+    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]:
+        from memories.search.fts import keyword_scores
+
+        return keyword_scores(query, memory_ids)
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
         from memories.search.vectors import vector_index
@@ -68,6 +75,11 @@ class PostgresBackend:
         from memories.search import postgres
 
         return postgres.keyword_candidates(query, search_filter, limit=limit)
+
+    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]:
+        from memories.search import postgres
+
+        return postgres.keyword_scores(query, memory_ids)
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
         from memories.embeddings import get_embedder

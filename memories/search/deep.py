@@ -3,8 +3,10 @@
 The fast path (memories.selectors.memory_search) answers one query with one hybrid
 ranking. Deep mode spends more time for recall: a question asked with other words than the
 memory's (竞价 for 出价, RED for 小红书, a question for a statement) gets a sub-query that
-uses them, the sub-queries' rankings are fused by reciprocal rank, and the fused candidates
-are reranked.
+uses them, the sub-queries' hybrid scores are added up per memory (the original's counting
+more), and the fused candidates are reranked. Adding scores rather than ranks keeps what
+the fast path knows: a rewrite that finds nothing new leaves the fast order as it was,
+where reciprocal-rank fusion reshuffled it (LoCoMo: 0.748 with ranks, 0.754 with scores).
 
 Who rewrites and reranks is injected: `DeepHooks` carries the two callables. This module
 ships the deterministic offline pair (synonym and entity expansion from the ad-ops table,
@@ -69,16 +71,13 @@ class DeepResponse:
 
 
 # How many sub-queries are searched at most (the original included), how deep each list
-# is read, and how many fused candidates are reranked.
+# is read, and how many fused candidates are reranked (50 read deeper than 30 on both
+# retrieval sets: Chinese R@10 0.974 → 0.977, LoCoMo 0.753 → 0.754).
 MAX_SUBQUERIES = 4
-SUBQUERY_DEPTH = 30
-RERANK_POOL = 30
-RRF_K = 20
-# The original question counts more than any rewrite of it.
+SUBQUERY_DEPTH = 50
+RERANK_POOL = 50
+# The original question counts more than any rewrite of it (a model's rewrite may be wrong).
 ORIGINAL_WEIGHT = 1.5
-# The original's keyword-only and vector-only rankings join the fusion at this weight:
-# a memory one arm ranks first can sink in the fused list when the other arm misses it.
-SINGLE_ARM_WEIGHT = 0.5
 
 _EN_LEAD = re.compile(
     r"^\s*(?:what|when|where|who|whom|which|how|why)\b(?:\s+(?:kind|type|sort)\s+of)?"
@@ -208,16 +207,9 @@ def deep_search(
         first = first or response
         embed_ms += response.embed_ms
         weight = ORIGINAL_WEIGHT if index == 0 else 1.0
-        for rank, result in enumerate(response.results):
-            fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + weight / (RRF_K + rank + 1)
+        for result in response.results:
+            fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + weight * result.score
             results_by_id.setdefault(result.memory.pk, result)
-    if SINGLE_ARM_WEIGHT > 0:
-        for arm in ("keyword", "vector"):
-            response = memory_search(query=query, top_k=SUBQUERY_DEPTH, mode=arm, record_access=False, config=config, **scope)
-            embed_ms += response.embed_ms
-            for rank, result in enumerate(response.results):
-                fused[result.memory.pk] = fused.get(result.memory.pk, 0.0) + SINGLE_ARM_WEIGHT / (RRF_K + rank + 1)
-                results_by_id.setdefault(result.memory.pk, result)
     pool = sorted(fused, key=fused.__getitem__, reverse=True)[:RERANK_POOL]
     candidates = [Candidate(memory_id=mid, content=results_by_id[mid].memory.content, score=fused[mid]) for mid in pool]
 
@@ -235,7 +227,7 @@ def deep_search(
     results = []
     for position, mid in enumerate(ordered[:top_k]):
         base = results_by_id[mid]
-        explain = {**base.explain, "deep_rrf": round(fused[mid], 4), "deep_rank": position + 1}
+        explain = {**base.explain, "deep_fused": round(fused[mid], 4), "deep_rank": position + 1}
         # The score follows the final order (a model reranker gives no scores of its own).
         results.append(SearchResult(memory=base.memory, score=round(1.0 / (position + 1), 4), explain=explain))
     if record_access:

@@ -147,3 +147,22 @@ def keyword_candidates(
         )
         cursor.execute(sql, [*match, *params, limit])
         return [(int(row[0]), -float(row[1])) for row in cursor.fetchall()]
+
+
+def keyword_scores(query: str, memory_ids: list[int], budget: int | None = None) -> dict[int, float]:
+    """bm25 of some memories (the vector arm's candidates) for `query`, on the scale
+    keyword_candidates uses (same tokens, same corpus statistics). A memory that matches
+    no token is absent. The caller has already applied the structured filter to the ids."""
+    tokens = query_tokens(query)
+    if not tokens or not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        tokens, _ = _plan(cursor, tokens, SCORED_ROWS_BUDGET if budget is None else budget)
+        if not tokens:
+            return {}
+        cursor.execute(
+            "SELECT rowid, bm25(memories_memory_fts) FROM memories_memory_fts WHERE memories_memory_fts MATCH %s "
+            f"AND rowid IN ({', '.join(['%s'] * len(memory_ids))})",
+            [_expression(tokens), *memory_ids],
+        )
+        return {int(row[0]): -float(row[1]) for row in cursor.fetchall()}

@@ -39,6 +39,22 @@ def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50)
         return [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
 
 
+def keyword_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
+    """ts_rank of some memories for `query`, as keyword_candidates scores them."""
+    tokens = query_tokens(query)
+    if not tokens or not memory_ids:
+        return {}
+    tsquery = " || ".join(["plainto_tsquery('english', %s)"] * len(tokens))
+    sql = (
+        f"WITH q AS (SELECT ({tsquery}) AS query) "
+        "SELECT m.id, ts_rank(m.search_tsv, q.query, 1) FROM memories_memory m, q "
+        "WHERE m.search_tsv @@ q.query AND m.id = ANY(%s)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*tokens, list(memory_ids)])
+        return {int(row[0]): float(row[1]) for row in cursor.fetchall()}
+
+
 def vector_candidates(
     query_vector: np.ndarray,
     search_filter: SearchFilter,

@@ -1,0 +1,56 @@
+"""Every fused candidate is scored by both arms: a vector candidate outside the keyword
+arm's top list still gets its bm25, on the same scale as the keyword list's own."""
+import pytest
+
+from memories.search import fts
+from memories.search.filters import SearchFilter
+from memories.search.hybrid import RankingConfig
+from memories.selectors import memory_search
+
+pytestmark = pytest.mark.django_db
+
+NOTES = [
+    "出价 出价 出价：大促当天出价上调",
+    "冷启动阶段先用成本上限出价，稳定后再放开预算",
+    "医药OTC 新计划出价不要超过行业均值的1.2倍",
+    "brand_A 夜间分时段出价系数 0.8，白天 1.1",
+    "直播间投流的出价跟着在线人数调，人少时降出价",
+    "素材疲劳时先换素材，不要急着调整出价",
+]
+# Notes without 出价: a word in half the store or more has no bm25 weight at all.
+OTHER = [
+    "周末女性人群定向效果好", "素材每两周更新一次", "CPM 上涨时先看竞争对手的投放", "落地页加载超过3秒转化掉一半",
+    "小红书笔记种草要配合搜索词", "双11 前两周开始蓄水", "医药OTC 文案不能写疗效", "直播间晚上8点在线人数最高",
+]
+
+
+def test_keyword_scores_match_the_keyword_list(make_memory):
+    ids = [make_memory(text).pk for text in NOTES]
+    for text in OTHER:
+        make_memory(text)
+    search_filter = SearchFilter()
+    ranked = dict(fts.keyword_candidates("出价 预算", search_filter, limit=10))
+    scored = fts.keyword_scores("出价 预算", ids)
+    assert set(scored) == set(ranked) == set(ids)
+    for memory_id, score in ranked.items():
+        assert scored[memory_id] == pytest.approx(score)
+    # A memory that matches no word of the query has no keyword score at all.
+    other = make_memory("周末男性人群定向效果一般").pk
+    assert other not in fts.keyword_scores("出价 预算", [other, ids[0]])
+
+
+def test_vector_candidates_outside_the_keyword_top_are_scored(make_memory):
+    for text in NOTES + OTHER:
+        make_memory(text)
+    # One candidate per arm: the keyword arm's is the note with both words, the vector
+    # arm's the short one that repeats 出价 and never says 预算.
+    narrow = RankingConfig(candidates=1, entity_weight=0.0)
+    keyword_top = memory_search(query="出价 预算", top_k=1, mode="keyword", config=narrow).results[0].memory.pk
+    response = memory_search(query="出价 预算", top_k=10, config=narrow)
+    vector_only = [r for r in response.results if r.memory.pk != keyword_top]
+    assert vector_only, "the two arms agreed; the test needs them apart"
+    for result in response.results:
+        assert result.explain["keyword"] > 0, result.memory.content
+
+    partial = memory_search(query="出价 预算", top_k=10, config=RankingConfig(candidates=1, entity_weight=0.0, complete_keyword_scores=False))
+    assert [r.explain["keyword"] for r in partial.results if r.memory.pk != keyword_top] == [0.0]
