@@ -1,8 +1,9 @@
 """Every fused candidate is scored by both arms: a vector candidate outside the keyword
-arm's top list still gets its bm25, on the same scale as the keyword list's own."""
+arm's top list still gets its keyword score (bm25 on SQLite, ts_rank on PostgreSQL), on the
+same scale as the keyword list's own."""
 import pytest
 
-from memories.search import fts
+from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
 from memories.search.hybrid import RankingConfig
 from memories.selectors import memory_search
@@ -28,15 +29,15 @@ def test_keyword_scores_match_the_keyword_list(make_memory):
     ids = [make_memory(text).pk for text in NOTES]
     for text in OTHER:
         make_memory(text)
-    search_filter = SearchFilter()
-    ranked = dict(fts.keyword_candidates("出价 预算", search_filter, limit=10))
-    scored = fts.keyword_scores("出价 预算", ids)
+    backend = get_search_backend()
+    ranked = dict(backend.keyword_candidates("出价 预算", SearchFilter(), 10))
+    scored = backend.keyword_scores("出价 预算", ids)
     assert set(scored) == set(ranked) == set(ids)
     for memory_id, score in ranked.items():
         assert scored[memory_id] == pytest.approx(score)
     # A memory that matches no word of the query has no keyword score at all.
     other = make_memory("周末男性人群定向效果一般").pk
-    assert other not in fts.keyword_scores("出价 预算", [other, ids[0]])
+    assert other not in backend.keyword_scores("出价 预算", [other, ids[0]])
 
 
 def test_vector_candidates_outside_the_keyword_top_are_scored(make_memory):
