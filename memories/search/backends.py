@@ -5,6 +5,7 @@ differs: SQLite uses FTS5 + bm25 and the in-process numpy matrix, PostgreSQL use
 tsvector index and pgvector HNSW."""
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 import numpy as np
@@ -16,9 +17,11 @@ from memories.search.filters import SearchFilter
 class SearchBackend(Protocol):
     name: str
 
-    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
-
-    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]: ...
+    def keyword_candidates(
+        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+    ) -> list[tuple[int, float]]:
+        """The best `limit` keyword matches, then the scores of those of `also` that matched."""
+        ...
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
 
@@ -30,15 +33,12 @@ class SearchBackend(Protocol):
 class SQLiteBackend:
     name = "sqlite"
 
-    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+    def keyword_candidates(
+        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+    ) -> list[tuple[int, float]]:
         from memories.search.fts import keyword_candidates
 
-        return keyword_candidates(query, search_filter, limit=limit)
-
-    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]:
-        from memories.search.fts import keyword_scores
-
-        return keyword_scores(query, memory_ids)
+        return keyword_candidates(query, search_filter, limit=limit, also=also)
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
         from memories.search.vectors import vector_index
@@ -71,15 +71,12 @@ def _metadata_from_rows(memory_ids: list[int]) -> dict[int, tuple[float, float]]
 class PostgresBackend:
     name = "postgresql"
 
-    def keyword_candidates(self, query: str, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
+    def keyword_candidates(
+        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+    ) -> list[tuple[int, float]]:
         from memories.search import postgres
 
-        return postgres.keyword_candidates(query, search_filter, limit=limit)
-
-    def keyword_scores(self, query: str, memory_ids: list[int]) -> dict[int, float]:
-        from memories.search import postgres
-
-        return postgres.keyword_scores(query, memory_ids)
+        return postgres.keyword_candidates(query, search_filter, limit=limit, also=also)
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
         from memories.embeddings import get_embedder

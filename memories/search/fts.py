@@ -1,6 +1,8 @@
 """Keyword candidates from the FTS5 index, ranked by bm25, inside the structured filter."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.db import connection
 
 from memories.constants import Status
@@ -110,10 +112,12 @@ def _expression(tokens: list[str]) -> str:
 
 
 def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None
+    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Collection[int] = ()
 ) -> list[tuple[int, float]]:
-    """(memory id, positive bm25 score), best first. Never raises on user input: the match
-    expression is built from quoted tokens only and bound as a parameter."""
+    """(memory id, positive bm25 score): the best `limit`, best first, then the scores of
+    any of `also` (the other arms' candidates) that matched but ranked lower. Never raises
+    on user input: the match expression is built from quoted tokens only and bound as a
+    parameter."""
     budget = SCORED_ROWS_BUDGET if budget is None else budget
     tokens = query_tokens(query)
     if not tokens:
@@ -138,8 +142,13 @@ def keyword_candidates(
 
         admitted = vector_index.admit([int(row[0]) for row in scored], search_filter)
         if admitted is not None:
-            return [(int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted, strict=True) if ok][:limit]
+            ranked = [(int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted, strict=True) if ok]
+            # Every planned match was scored anyway, so the other arms' candidates get their
+            # bm25 for free; those outside the plan's recency window stay unscored.
+            wanted = set(also).difference(memory_id for memory_id, _ in ranked[:limit])
+            return ranked[:limit] + [row for row in ranked[limit:] if row[0] in wanted]
         # A match the index does not know yet (written since its refresh): filter in SQL.
+        # This path is rare and transient, so it leaves `also` unscored.
         sql = (
             "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
             "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "
@@ -148,21 +157,3 @@ def keyword_candidates(
         cursor.execute(sql, [*match, *params, limit])
         return [(int(row[0]), -float(row[1])) for row in cursor.fetchall()]
 
-
-def keyword_scores(query: str, memory_ids: list[int], budget: int | None = None) -> dict[int, float]:
-    """bm25 of some memories (the vector arm's candidates) for `query`, on the scale
-    keyword_candidates uses (same tokens, same corpus statistics). A memory that matches
-    no token is absent. The caller has already applied the structured filter to the ids."""
-    tokens = query_tokens(query)
-    if not tokens or not memory_ids:
-        return {}
-    with connection.cursor() as cursor:
-        tokens, _ = _plan(cursor, tokens, SCORED_ROWS_BUDGET if budget is None else budget)
-        if not tokens:
-            return {}
-        cursor.execute(
-            "SELECT rowid, bm25(memories_memory_fts) FROM memories_memory_fts WHERE memories_memory_fts MATCH %s "
-            f"AND rowid IN ({', '.join(['%s'] * len(memory_ids))})",
-            [_expression(tokens), *memory_ids],
-        )
-        return {int(row[0]): -float(row[1]) for row in cursor.fetchall()}

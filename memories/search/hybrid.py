@@ -111,8 +111,6 @@ def hybrid_search(
     backend = get_search_backend()
     prepared = prepare_query(query, strip_questions=config.strip_questions)
     vector_weight, keyword_weight = config.weights_for(prepared.language)
-    if mode in ("hybrid", "keyword"):
-        keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates))
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         fitted = embed_query_cached(prepared.vector_text)
@@ -123,11 +121,10 @@ def hybrid_search(
     entity: dict[int, float] = {}
     if mode == "hybrid" and config.entity_weight > 0:
         entity, _ = entity_candidates(query, search_filter, config.candidates)
-    if mode == "hybrid" and config.complete_keyword_scores and keyword:
-        unscored = [mid for mid in dict.fromkeys([*vector, *entity]) if mid not in keyword]
-        if unscored:
-            keyword.update(backend.keyword_scores(prepared.keyword_text, unscored))
-            keyword = dict(sorted(keyword.items(), key=lambda item: item[1], reverse=True))
+    if mode in ("hybrid", "keyword"):
+        # The other arms' candidates get their keyword scores too (complete_keyword_scores).
+        also = [*vector, *entity] if mode == "hybrid" and config.complete_keyword_scores else ()
+        keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates, also=also))
     candidate_ids = list(dict.fromkeys([*vector, *keyword, *entity]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)

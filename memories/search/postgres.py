@@ -2,6 +2,8 @@
 CJK-aware tokens (GIN), and pgvector cosine distance (HNSW for 384-d vectors)."""
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 from django.db import connection
 
@@ -22,37 +24,27 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
-def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50) -> list[tuple[int, float]]:
+def keyword_candidates(
+    query: str, search_filter: SearchFilter, limit: int = 50, also: Collection[int] = ()
+) -> list[tuple[int, float]]:
+    """(memory id, ts_rank): the best `limit`, then the scores of any of `also` (the other
+    arms' candidates, already inside the filter) that matched but ranked lower."""
     tokens = query_tokens(query)
     if not tokens:
         return []
     # plainto_tsquery never raises on user text; OR-ing one per token mirrors the FTS5 query.
-    tsquery = " || ".join(["plainto_tsquery('english', %s)"] * len(tokens))
+    ored = " || ".join(["plainto_tsquery('english', %s)"] * len(tokens))
+    tsquery = f"WITH q AS (SELECT ({ored}) AS query) "
+    rank = "SELECT m.id, ts_rank(m.search_tsv, q.query, 1) AS rank FROM memories_memory m, q WHERE m.search_tsv @@ q.query "
     where, params = filter_sql(search_filter)
-    sql = (
-        f"WITH q AS (SELECT ({tsquery}) AS query) "
-        "SELECT m.id, ts_rank(m.search_tsv, q.query, 1) AS rank FROM memories_memory m, q "
-        f"WHERE m.search_tsv @@ q.query AND {where} ORDER BY rank DESC, m.id LIMIT %s"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*tokens, *params, limit])
-        return [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
-
-
-def keyword_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
-    """ts_rank of some memories for `query`, as keyword_candidates scores them."""
-    tokens = query_tokens(query)
-    if not tokens or not memory_ids:
-        return {}
-    tsquery = " || ".join(["plainto_tsquery('english', %s)"] * len(tokens))
-    sql = (
-        f"WITH q AS (SELECT ({tsquery}) AS query) "
-        "SELECT m.id, ts_rank(m.search_tsv, q.query, 1) FROM memories_memory m, q "
-        "WHERE m.search_tsv @@ q.query AND m.id = ANY(%s)"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*tokens, list(memory_ids)])
-        return {int(row[0]): float(row[1]) for row in cursor.fetchall()}
+        cursor.execute(f"{tsquery}{rank}AND {where} ORDER BY rank DESC, m.id LIMIT %s", [*tokens, *params, limit])
+        ranked = [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
+        wanted = set(also).difference(memory_id for memory_id, _ in ranked)
+        if wanted:
+            cursor.execute(f"{tsquery}{rank}AND m.id = ANY(%s)", [*tokens, sorted(wanted)])
+            ranked += sorted(((int(row[0]), float(row[1])) for row in cursor.fetchall()), key=lambda row: -row[1])
+    return ranked
 
 
 def vector_candidates(

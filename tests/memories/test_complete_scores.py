@@ -25,19 +25,20 @@ OTHER = [
 ]
 
 
-def test_keyword_scores_match_the_keyword_list(make_memory):
+def test_other_arms_candidates_get_the_keyword_lists_scores(make_memory):
     ids = [make_memory(text).pk for text in NOTES]
     for text in OTHER:
         make_memory(text)
-    backend = get_search_backend()
-    ranked = dict(backend.keyword_candidates("出价 预算", SearchFilter(), 10))
-    scored = backend.keyword_scores("出价 预算", ids)
-    assert set(scored) == set(ranked) == set(ids)
-    for memory_id, score in ranked.items():
-        assert scored[memory_id] == pytest.approx(score)
-    # A memory that matches no word of the query has no keyword score at all.
     other = make_memory("周末男性人群定向效果一般").pk
-    assert other not in backend.keyword_scores("出价 预算", [other, ids[0]])
+    backend = get_search_backend()
+    full = dict(backend.keyword_candidates("出价 预算", SearchFilter(), 50))
+    assert set(full) == set(ids)
+    top_two = backend.keyword_candidates("出价 预算", SearchFilter(), 2, also=[*ids, other])
+    # The best two first, then every other matching candidate with the score it has in the
+    # full list; a candidate that matches no word of the query stays unscored.
+    assert [memory_id for memory_id, _ in top_two[:2]] == list(full)[:2]
+    assert dict(top_two) == pytest.approx(full)
+    assert other not in dict(top_two)
 
 
 def test_vector_candidates_outside_the_keyword_top_are_scored(make_memory):
