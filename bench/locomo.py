@@ -251,20 +251,14 @@ def evaluate(
 
 
 def bench_ranking(product_defaults: bool = False):
-    """The ranking the benchmark uses: the product default (weights, no duplicate cut-off,
-    every candidate scored by both arms), with the FTS scoring budget lifted. The history
-    of the choice:
+    """The ranking the benchmark uses: the product default (weights 0.4/0.6, no MMR
+    duplicate cut-off, every candidate scored by both arms) with the FTS scoring budget
+    lifted: that budget exists for 100k-row stores, this one has 5.9k rows, so scoring is
+    left exact. `--product-defaults` keeps the budget too.
 
-    LoCoMo is English small talk, where bm25 over stemmed words is strong and the small
-    multilingual embedder weak, and each memory carries its previous turns, so neighbouring
-    memories are near-duplicates by construction. Measured (see the issue report): keyword
-    weight 0.7 instead of 0.3, and no duplicate cut-off in MMR (neighbours share text but
-    are different evidence; the 0.97 cut-off cost ~0.1 recall@10 on conversations 1–3).
-    With two context turns, other fusions moved full-run hybrid recall@10 by under 0.01
-    (vector weight 0.4: 0.730, 0.5: 0.727; RRF k=10 0.5/0.5: 0.729; no MMR: 0.721;
-    30 candidates: 0.723), within what a different question sample moves it, so the
-    ranking was left as it was. The FTS scoring budget exists for 100k-row stores; this store
-    has 5.9k rows, so scoring is left exact. `--product-defaults` runs the shipped ranking."""
+    Each memory carries its previous turns, so neighbouring memories are near-duplicates by
+    construction; a duplicate cut-off (0.97) cost ~0.1 recall@10 on conversations 1–3.
+    The fusion history is in the README ("Retrieval quality")."""
     from memories.search import fts
     from memories.search.hybrid import DEFAULT_RANKING
 
