@@ -111,6 +111,9 @@ RUFF_FILES := \
 	governance/review_audit.py \
 	tests/governance/review/test_review_audit.py \
 	tests/governance/admin/test_browser_desk.py \
+	tests/governance/admin/test_browser.py \
+	tests/governance/admin/test_categories_browser.py \
+	tests/governance/admin/conftest.py \
 	tests/governance/admin/test_reason_text.py \
 	tests/governance/admin/test_review_flow.py \
 	governance/tuning.py \

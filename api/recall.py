@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -131,40 +132,54 @@ class RenderedBlock:
     tokens: int
 
 
-def render_block(hits: list[tuple[Any, float]], *, budget_tokens: int, now: datetime) -> RenderedBlock:
-    """Greedy fill in rank order: a memory that does not fit is skipped so a shorter,
-    lower-ranked one can still use the room. Repeats (same id or same normalised text)
-    are dropped."""
-    fixed = estimate_tokens(HEADER) + estimate_tokens(FOOTER)
-    if fixed >= budget_tokens:
-        return RenderedBlock(context="", lines=[], tokens=0)
-    used = fixed
+def _line(memory: Any, text: str, age: str) -> str:
+    scope = memory.advertiser or "global"
+    return f"- [{LAYER_LABELS.get(memory.layer, memory.layer)} · {scope} · {age} · #{memory.pk}] {_flatten(text)}\n"
+
+
+def _fixed_tokens() -> int:
+    return estimate_tokens(HEADER) + estimate_tokens(FOOTER)
+
+
+def _distinct(hits: list[tuple[Any, float]]) -> Iterator[tuple[Any, float]]:
+    """Hits in rank order without repeats (the same id, or the same normalised text under
+    another id): a repeat would spend the budget on what the block already says."""
     seen_ids: set[int] = set()
     seen_text: set[str] = set()
-    lines: list[RenderedLine] = []
     for memory, score in hits:
         digest = content_hash(memory.content)
         if memory.pk in seen_ids or digest in seen_text:
             continue
         seen_ids.add(memory.pk)
         seen_text.add(digest)
-        age = age_label(memory.created_at, now)
-        scope = memory.advertiser or "global"
-        line = f"- [{LAYER_LABELS.get(memory.layer, memory.layer)} · {scope} · {age} · #{memory.pk}] {_flatten(memory.content)}\n"
-        cost = estimate_tokens(line)
-        if used + cost > budget_tokens:
-            continue
-        used += cost
-        lines.append(RenderedLine(memory=memory, score=score, age=age, line=line, tokens=cost))
+        yield memory, score
+
+
+def _block(lines: list[RenderedLine]) -> RenderedBlock:
     if not lines:
         return RenderedBlock(context="", lines=[], tokens=0)
     context = HEADER + "".join(item.line for item in lines) + FOOTER
     return RenderedBlock(context=context, lines=lines, tokens=estimate_tokens(context))
 
 
-def _line(memory: Any, text: str, age: str) -> str:
-    scope = memory.advertiser or "global"
-    return f"- [{LAYER_LABELS.get(memory.layer, memory.layer)} · {scope} · {age} · #{memory.pk}] {_flatten(text)}\n"
+def render_block(hits: list[tuple[Any, float]], *, budget_tokens: int, now: datetime) -> RenderedBlock:
+    """Greedy fill in rank order: a memory that does not fit is skipped so a shorter,
+    lower-ranked one can still use the room. Repeats (same id or same normalised text)
+    are dropped."""
+    fixed = _fixed_tokens()
+    if fixed >= budget_tokens:
+        return _block([])
+    used = fixed
+    lines: list[RenderedLine] = []
+    for memory, score in _distinct(hits):
+        age = age_label(memory.created_at, now)
+        line = _line(memory, memory.content, age)
+        cost = estimate_tokens(line)
+        if used + cost > budget_tokens:
+            continue
+        used += cost
+        lines.append(RenderedLine(memory=memory, score=score, age=age, line=line, tokens=cost))
+    return _block(lines)
 
 
 def _levels(memory: Any) -> list[tuple[str, str]]:
@@ -186,20 +201,11 @@ def render_tiered(hits: list[tuple[Any, float]], *, budget_tokens: int, now: dat
     `breadth_share` of the budget, then the best `expand` of them (rank order) grown to
     the longest abstract the room allows, then more one-liners into what is left. Each
     line says which detail it shows."""
-    fixed = estimate_tokens(HEADER) + estimate_tokens(FOOTER)
+    fixed = _fixed_tokens()
     if fixed >= budget_tokens:
-        return RenderedBlock(context="", lines=[], tokens=0)
+        return _block([])
     used = fixed
-    seen_ids: set[int] = set()
-    seen_text: set[str] = set()
-    queue: list[tuple[Any, float, str, list[tuple[str, str]]]] = []
-    for memory, score in hits:
-        digest = content_hash(memory.content)
-        if memory.pk in seen_ids or digest in seen_text:
-            continue
-        seen_ids.add(memory.pk)
-        seen_text.add(digest)
-        queue.append((memory, score, age_label(memory.created_at, now), _levels(memory)))
+    queue = [(memory, score, age_label(memory.created_at, now), _levels(memory)) for memory, score in _distinct(hits)]
     chosen: dict[int, tuple[int, RenderedLine, list[tuple[str, str]]]] = {}
 
     def add_one_liners(limit: int) -> None:
@@ -224,11 +230,7 @@ def render_tiered(hits: list[tuple[Any, float]], *, budget_tokens: int, now: dat
                 rendered.line, rendered.tokens, rendered.detail = line, cost, detail
                 break
     add_one_liners(budget_tokens)
-    lines = [rendered for _, rendered, _ in sorted(chosen.values(), key=lambda item: item[0])]
-    if not lines:
-        return RenderedBlock(context="", lines=[], tokens=0)
-    context = HEADER + "".join(item.line for item in lines) + FOOTER
-    return RenderedBlock(context=context, lines=lines, tokens=estimate_tokens(context))
+    return _block([rendered for _, rendered, _ in sorted(chosen.values(), key=lambda item: item[0])])
 
 
 def recall_choice(block: RenderedBlock, *, ranked: int) -> dict[str, int]:

@@ -9,6 +9,7 @@ it times the import.
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
 import shutil
 from collections.abc import Callable
@@ -19,6 +20,13 @@ import numpy as np
 from bench._common import REPO
 
 CACHE_DIR = REPO / ".cache" / "issue14a"
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The corpus knobs, declared once: a bench reuses another's cached corpus only when
+    their defaults agree."""
+    parser.add_argument("--base-texts", type=int, default=2000, help="distinct texts embedded for real (default 2000)")
+    parser.add_argument("--noise", type=float, default=0.02, help="std-dev of the per-row vector noise (default 0.02)")
 
 
 def cache_path(name: str) -> Path:

@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from bench._common import Progress, emit, percentile, setup_throwaway_django
+from bench.corpus_cache import add_corpus_arguments
 
 ADVERTISERS = [f"brand_{c}" for c in "ABCDEFGHIJKLMNOPQRST"]
 BUSINESS_LINES = ["", "", "beauty", "pharma_otc", "ecommerce", "games", "education"]
@@ -359,8 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated memory counts (default 10000,100000)")
     parser.add_argument("--queries", type=int, default=200, help="timed searches per size (default 200)")
-    parser.add_argument("--base-texts", type=int, default=2000, help="distinct texts embedded for real (default 2000)")
-    parser.add_argument("--noise", type=float, default=0.02, help="std-dev of the per-row vector noise (default 0.02)")
+    add_corpus_arguments(parser)
     parser.add_argument(
         "--reuse-corpus",
         action="store_true",

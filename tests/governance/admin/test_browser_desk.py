@@ -10,17 +10,14 @@ import re
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from memories.models import Memory
 
+from .conftest import BROWSER_MARKS, VIEWPORT, chromium_tab, import_demo, log_in, screenshot, staff_user
 from .seed import UPDATE_B, seed_queue, seed_second_conflict
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PASSWORD = "晨检-review-2026"
-VIEWPORT = {"width": 1440, "height": 900}
 REFUSED = "brand_B 医药OTC 每周一上午信息流点击率偏高"
 
 # English that must not be left on a Chinese page: stored codes, stage verdicts, reason phrases, reprs.
@@ -39,10 +36,7 @@ LOCALES = {
            "written": "written to L2", "zone": "Times in"},
 }
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def _audited_refusal():
@@ -61,18 +55,12 @@ def _audited_refusal():
 
 @pytest.fixture
 def desk(transactional_db, django_user_model):
-    from django.contrib.auth.models import Group
-
-    from governance.imports import memories_import
-    from lingix_site.demo import DEMO_FILE
-
     LayerPolicy.objects.update(sampled_audit_rate=0.0)
-    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-desk", embed=True)
+    import_demo("demo-desk", embed=True)
     written, conflict, parked = seed_queue()
     written_b, update_b = seed_second_conflict()
     audit = _audited_refusal()
-    user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
-    user.groups.add(Group.objects.get(name="reviewer"))
+    staff_user(django_user_model, "reviewer_li", "reviewer", password=PASSWORD)
     return {
         "conflict": ReviewItem.objects.get(pk=conflict.review_item_id),
         "parked": ReviewItem.objects.get(pk=parked.review_item_id),
@@ -88,31 +76,13 @@ def lang(request):
 
 
 @pytest.fixture
-def page(live_server, desk, lang, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-        )
-        context = browser.new_context(locale=LOCALES[lang]["locale"], viewport=VIEWPORT)
-        tab = context.new_page()
-        tab.set_default_timeout(20_000)
-        try:
-            yield tab
-        finally:
-            from django.db import connections
-
-            connections.close_all()
-            browser.close()
+def page(live_server, desk, lang):
+    with chromium_tab(locale=LOCALES[lang]["locale"]) as tab:
+        yield tab
 
 
 def _shot(page, name: str, lang: str, *, full_page: bool = False) -> Path:
-    path = ARTIFACTS / f"desk-{name}-{lang}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    path = screenshot(page, f"desk-{name}-{lang}.png", full_page=full_page)
     assert path.stat().st_size > 10_000
     return path
 
@@ -143,10 +113,7 @@ def test_the_review_desk(page, live_server, desk, lang):
     update, audit = desk["update"], desk["audit"]
 
     # The dashboard leads: full width, the queue, its age and a way in at the top.
-    page.goto(f"{base}/admin/login/?next=/admin/")
-    page.fill("#id_username", "reviewer_li")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    log_in(page, base, "reviewer_li", PASSWORD)
     page.wait_for_selector("#review-hero")
     _shot(page, "dashboard", lang)
     hero = page.locator("#review-hero")

@@ -4,40 +4,23 @@ its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
 organise_category_memories_zh.png."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
-from tests.governance.admin.conftest import chromium_tab
+from tests.governance.admin.conftest import BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PASSWORD = "类目-review-2026"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
 def demo_reviewer(transactional_db, django_user_model):
-    from django.contrib.auth.models import Group
-
-    from governance.imports import memories_import
-    from lingix_site.demo import DEMO_FILE
-
-    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-categories", embed=False)
-    user = django_user_model.objects.create_user(username="reviewer_li", password=PASSWORD, is_staff=True)
-    user.groups.add(Group.objects.get(name="reviewer"))
-    return user
+    import_demo("demo-categories", embed=False)
+    return staff_user(django_user_model, "reviewer_li", "reviewer", password=PASSWORD)
 
 
 @pytest.fixture
-def page(live_server, demo_reviewer, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    ARTIFACTS.mkdir(exist_ok=True)
+def page(live_server, demo_reviewer):
     with chromium_tab() as tab:
         yield tab
 
@@ -52,10 +35,7 @@ def test_category_trees_in_the_admin(page, live_server):
     assert not Memory.objects.filter(abstract_line="").exists()
 
     base = live_server.url
-    page.goto(f"{base}/admin/login/?next=/admin/memories/category/")
-    page.fill("#id_username", "reviewer_li")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    log_in(page, base, "reviewer_li", PASSWORD, then="/admin/memories/category/")
     page.wait_for_selector("#result_list")
     rows = page.locator("#result_list tbody tr").all_inner_texts()
     assert any("医药OTC" in row and "brand_A" in row for row in rows)
@@ -64,7 +44,7 @@ def test_category_trees_in_the_admin(page, live_server):
     cold_start = Category.objects.get(advertiser="brand_A", path="医药OTC › 冷启动 › 出价")
     assert cold_start.memory_count >= 1 and cold_start.parent.parent.path == "医药OTC"
     assert any("出价" in r and "brand_A" in r and "条有效记忆" in r and "医药OTC冷启动" in r for r in rows)
-    page.screenshot(path=str(ARTIFACTS / "organise_categories_zh.png"))
+    screenshot(page, "organise_categories_zh.png")
 
     # brand_A's tree only, then one node's memories: the memory desk filters to its subtree.
     page.goto(f"{base}/admin/memories/category/?advertiser=brand_A")
@@ -78,4 +58,4 @@ def test_category_trees_in_the_admin(page, live_server):
     expected = Memory.objects.filter(category_node__advertiser="brand_A", category_node__path__startswith="医药OTC").count()
     assert len(listed) == expected == node.memory_count
     assert all(("语义" in r or "情景" in r) for r in listed)
-    page.screenshot(path=str(ARTIFACTS / "organise_category_memories_zh.png"))
+    screenshot(page, "organise_category_memories_zh.png")

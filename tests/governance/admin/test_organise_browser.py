@@ -3,32 +3,20 @@ playbooks a 双11 signal surfaced, and an entity's page lists the memories linke
 Screenshots land in test-artifacts/ (git-ignored)."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
-from tests.governance.admin.conftest import chromium_tab
+from tests.governance.admin.conftest import BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 PASSWORD = "整理-review-2026"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (make test installs it)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture
 def organised(transactional_db, django_user_model, django_capture_on_commit_callbacks):
-    from django.contrib.auth.models import Group
-
-    from governance.imports import memories_import
     from governance.services import event_trigger
-    from lingix_site.demo import DEMO_FILE
 
-    memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-organise", embed=True)
+    import_demo("demo-organise", embed=True)
     with django_capture_on_commit_callbacks(execute=True):
         decision = event_trigger(
             event_type="environment_change", advertiser="brand_B", source="tool",
@@ -37,15 +25,12 @@ def organised(transactional_db, django_user_model, django_capture_on_commit_call
                   "time_window": "2026-11-01 至 2026-11-11"},
         )
     assert decision.action == "WRITE", decision.reasons
-    user = django_user_model.objects.create_user(username="reviewer_zhou", password=PASSWORD, is_staff=True)
-    user.groups.add(Group.objects.get(name="reviewer"))
+    staff_user(django_user_model, "reviewer_zhou", "reviewer", password=PASSWORD)
     return decision
 
 
 @pytest.fixture
-def page(live_server, organised, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    ARTIFACTS.mkdir(exist_ok=True)
+def page(live_server, organised):
     with chromium_tab() as tab:
         yield tab
 
@@ -56,10 +41,7 @@ def test_a_signal_surfaces_playbooks_and_an_entity_lists_its_memories(page, live
 
     base = live_server.url
     template = Memory.objects.get(layer="L4", content__startswith="大促投放模板")
-    page.goto(f"{base}/admin/login/?next=/admin/")
-    page.fill("#id_username", "reviewer_zhou")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    log_in(page, base, "reviewer_zhou", PASSWORD)
 
     # The dashboard panel: the new 双11 signal with the 大促 template first among its templates.
     page.wait_for_selector("#suggestions-panel")
@@ -67,7 +49,7 @@ def test_a_signal_surfaces_playbooks_and_an_entity_lists_its_memories(page, live
     assert card.count() == 1
     assert f"L4 #{template.pk}" in card.locator(".playbook-template").first.inner_text()
     page.locator("#suggestions-panel").scroll_into_view_if_needed()
-    page.locator("#suggestions-panel").screenshot(path=str(ARTIFACTS / "organise_suggestions_zh.png"))
+    screenshot(page.locator("#suggestions-panel"), "organise_suggestions_zh.png")
 
     # The entity list, filtered to events, then the 大促 entity and the memories linked to it.
     page.goto(f"{base}/admin/memories/entity/?kind__exact=event")
@@ -80,8 +62,7 @@ def test_a_signal_surfaces_playbooks_and_an_entity_lists_its_memories(page, live
     linked = Memory.objects.filter(entity_links__entity=promotion).count()
     assert page.locator("#entity-memories tr.entity-memory").count() == linked >= 4
     assert "大促" in page.inner_text(".field-relations")
-    page.screenshot(path=str(ARTIFACTS / "organise_entity_zh.png"))
-    assert (ARTIFACTS / "organise_entity_zh.png").stat().st_size > 10_000
+    assert screenshot(page, "organise_entity_zh.png").stat().st_size > 10_000
 
     # The memory page shows its entity chips, each a link back to the entity.
     page.goto(f"{base}/admin/memories/memory/{template.pk}/change/")
