@@ -1,10 +1,13 @@
 """Keyword candidates from the FTS5 index, ranked by bm25, inside the structured filter."""
 from __future__ import annotations
 
+from itertools import islice
+
 from django.db import connection
 
 from memories.constants import Status
 from memories.search.filters import SearchFilter
+from memories.search.state import StateCache
 from memories.search.tokens import query_tokens
 
 
@@ -61,17 +64,26 @@ def organised_ids(search_filter: SearchFilter) -> list[int]:
 SCORED_ROWS_BUDGET = 1500
 
 
-def _capped_frequencies(cursor, tokens: list[str], cap: int) -> dict[str, int]:
+# Document frequencies and recency windows of the plan below are properties of the store,
+# not of a query: kept per token until the committed search state moves on (any memory,
+# entity or link write), so a repeated token costs no posting-list walk.
+_plan_cache = StateCache()
+
+
+def _capped_frequencies(cursor, tokens: list[str], cap: int, cached: dict | None) -> dict[str, int]:
     """How many memories match each token, counted no further than `cap` (walking a
     posting list is cheap; it is scoring every match that is not). Going through MATCH
     applies FTS5's own case folding and stemming, so Latin words count as indexed."""
-    counts: dict[str, int] = {}
-    for token in tokens:
-        cursor.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s LIMIT %s)",
-            [_expression([token]), cap + 1],
-        )
-        counts[token] = int(cursor.fetchone()[0])
+    counts = {t: cached[("df", t, cap)] for t in tokens if ("df", t, cap) in cached} if cached is not None else {}
+    missing = [t for t in tokens if t not in counts]
+    if missing:
+        # One statement for every token: a round trip each cost more than the counting.
+        count = "(SELECT count(*) FROM (SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s LIMIT %s))"
+        cursor.execute("SELECT " + ", ".join([count] * len(missing)), [p for t in missing for p in (_expression([t]), cap + 1)])
+        for token, n in zip(missing, cursor.fetchone(), strict=True):
+            counts[token] = int(n)
+            if cached is not None:
+                cached[("df", token, cap)] = int(n)
     return counts
 
 
@@ -84,7 +96,8 @@ def _plan(cursor, tokens: list[str], budget: int) -> tuple[list[str], int | None
     budget (a one-word query like 出价 over a large store), only its newest `budget`
     matches are scored, an explicit recency window. Below the budget nothing changes: the
     ranking is exact bm25 over every token."""
-    df = _capped_frequencies(cursor, tokens, budget)
+    cached = _plan_cache.current()
+    df = _capped_frequencies(cursor, tokens, budget, cached)
     present = sorted((t for t in tokens if df[t] > 0), key=lambda t: df[t])
     if sum(df[t] for t in present) <= budget:
         return present, None
@@ -97,12 +110,18 @@ def _plan(cursor, tokens: list[str], budget: int) -> tuple[list[str], int | None
         total += df[token]
     if total <= budget:
         return kept, None
+    window_key = ("window", tuple(kept), budget)
+    if cached is not None and window_key in cached:
+        return kept, cached[window_key]
     cursor.execute(
         "SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",
         [_expression(kept), budget],
     )
     row = cursor.fetchone()
-    return kept, (int(row[0]) if row else None)
+    min_rowid = int(row[0]) if row else None
+    if cached is not None:
+        cached[window_key] = min_rowid
+    return kept, min_rowid
 
 
 def _expression(tokens: list[str]) -> str:
@@ -138,7 +157,9 @@ def keyword_candidates(
 
         admitted = vector_index.admit([int(row[0]) for row in scored], search_filter)
         if admitted is not None:
-            return [(int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted, strict=True) if ok][:limit]
+            # Stop at `limit`: an unscoped search admits nearly all of the ~budget rows.
+            admitted_rows = ((int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted) if ok)
+            return list(islice(admitted_rows, max(limit, 0)))
         # A match the index does not know yet (written since its refresh): filter in SQL.
         sql = (
             "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
