@@ -1,8 +1,6 @@
 """Keyword candidates from the FTS5 index, ranked by bm25, inside the structured filter."""
 from __future__ import annotations
 
-from itertools import islice
-
 from django.db import connection
 
 from memories.constants import Status
@@ -137,30 +135,40 @@ def keyword_candidates(
     tokens = query_tokens(query)
     if not tokens:
         return []
-    where, params = filter_sql(search_filter)
     with connection.cursor() as cursor:
         tokens, min_rowid = _plan(cursor, tokens, budget)
         if not tokens:
             return []
         window = "" if min_rowid is None else "AND memories_memory_fts.rowid >= %s "
         match = [_expression(tokens), *([min_rowid] if min_rowid is not None else [])]
-        # The plan bounds the scored rows (about `budget`), so all of them can come back and
-        # the structured filter be applied from the in-process search index: joining each
+        # The plan bounds the scored rows (about `budget`), so they can come back unfiltered
+        # and the structured filter be applied from the in-process search index: joining each
         # match to its table row only to read the filter columns cost more than bm25 itself.
         cursor.execute(
             f"SELECT rowid, bm25(memories_memory_fts) AS rank FROM memories_memory_fts WHERE memories_memory_fts MATCH %s {window}"
             "ORDER BY rank",
             match,
         )
-        scored = cursor.fetchall()
         from memories.search.vectors import vector_index
 
-        admitted = vector_index.admit([int(row[0]) for row in scored], search_filter)
-        if admitted is not None:
-            # Stop at `limit`: an unscoped search admits nearly all of the ~budget rows.
-            admitted_rows = ((int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted) if ok)
-            return list(islice(admitted_rows, max(limit, 0)))
+        # Rows come best first and are admitted a chunk at a time, until `limit` pass:
+        # an unscoped search admits nearly every row, so most of the ~budget scored rows
+        # never need to become Python objects.
+        found: list[tuple[int, float]] = []
+        chunk_size, refresh = max(2 * limit, 64), True
+        while len(found) < limit:
+            chunk = cursor.fetchmany(chunk_size)
+            if not chunk:
+                return found
+            admitted = vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=refresh)
+            if admitted is None:
+                break
+            found.extend((int(row[0]), -float(row[1])) for row, ok in zip(chunk, admitted, strict=True) if ok)
+            chunk_size, refresh = 2 * chunk_size, False
+        else:
+            return found[:limit]
         # A match the index does not know yet (written since its refresh): filter in SQL.
+        where, params = filter_sql(search_filter)
         sql = (
             "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
             "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "

@@ -381,11 +381,13 @@ class VectorIndex:
                     out[memory_id] = rows.matrix[at]
             return out
 
-    def admit(self, memory_ids: list[int], search_filter: SearchFilter) -> list[bool] | None:
+    def admit(self, memory_ids: list[int], search_filter: SearchFilter, *, refresh: bool = True) -> list[bool] | None:
         """For each id, whether its row passes the structured filter (with or without a
-        vector), from the cache brought up to date first; None when an id is unknown to the
-        cache (the caller then asks the database)."""
-        self.refresh()
+        vector), from the cache brought up to date first (`refresh=False`: a further batch
+        of the same read, just refreshed); None when an id is unknown to the cache (the
+        caller then asks the database)."""
+        if refresh:
+            self.refresh()
         with self._lock:
             if self._rows is None:
                 return None
