@@ -33,6 +33,10 @@ class StateCache:
     `current()`) before the data they store, so a value is never older than its key; one
     computed from newer data lands under a key the next search replaces."""
 
+    # A store that is searched but never written keeps one state for good: past this many
+    # values (distinct query tokens, say) the dict starts again rather than grow forever.
+    MAX_VALUES = 50_000
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._key: tuple[Any, ...] | None = None
@@ -43,7 +47,7 @@ class StateCache:
             return None
         key = (connection.settings_dict["NAME"], *read_search_state())
         with self._lock:
-            if key != self._key:
+            if key != self._key or len(self._values) > self.MAX_VALUES:
                 self._key, self._values = key, {}
             return self._values
 

@@ -150,3 +150,13 @@ def test_a_repeated_entity_search_reads_no_entity_table():
         assert _entity_ids("双11")
         assert _entity_ids("weather report") == set()  # names no entity at all
     assert not [q["sql"] for q in queries.captured_queries if "memories_entity" in q["sql"] or "memoryentity" in q["sql"]]
+
+
+def test_a_cache_that_outgrows_its_bound_starts_again(make_memory, monkeypatch):
+    from memories.search.state import StateCache
+
+    monkeypatch.setattr(StateCache, "MAX_VALUES", 3)
+    memory = make_memory("素材疲劳周期约7天 CTR 下降")
+    for word in ("素材", "疲劳", "周期", "ctr"):
+        assert memory.pk in _keyword_ids(word)
+    assert len(fts._plan_cache.current()) <= 4
