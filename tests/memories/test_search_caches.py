@@ -20,7 +20,9 @@ from memories.search.entities import entity_candidates
 from memories.search.filters import SearchFilter
 from memories.search.fts import keyword_candidates
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# serialized_rollback: each test starts from the migrated data and its flush does not
+# re-create content types under new ids (which broke the browser tests' restore after it).
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 OPERATOR = Authority(origin=WriteOrigin.APPROVAL, actor="test", person=True, operator=True)
 
