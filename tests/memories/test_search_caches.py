@@ -8,6 +8,7 @@ Python hook involved) sees the new state."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
@@ -20,9 +21,10 @@ from memories.search.entities import entity_candidates
 from memories.search.filters import SearchFilter
 from memories.search.fts import keyword_candidates
 
-# serialized_rollback: each test starts from the migrated data and its flush does not
-# re-create content types under new ids (which broke the browser tests' restore after it).
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Committed for real; available_apps makes the flush after each test leave content types
+# alone, so a later test that restores serialized data (the browser tests) finds no
+# re-created rows under new ids, whichever order the files run in.
+pytestmark = pytest.mark.django_db(transaction=True, available_apps=list(settings.INSTALLED_APPS))
 
 OPERATOR = Authority(origin=WriteOrigin.APPROVAL, actor="test", person=True, operator=True)
 
