@@ -136,7 +136,8 @@ def _link_counts(ids: list[int]) -> dict[int, int]:
     # Store-wide link counts (read from the (entity, memory) index alone): an entity's
     # rarity is a property of the store, and counting inside the scope would join every
     # link of a common entity such as 出价 with its memory row.
-    return dict(MemoryEntity.objects.filter(entity_id__in=ids).values_list("entity_id").annotate(n=Count("id")).values_list("entity_id", "n"))
+    counts = MemoryEntity.objects.filter(entity_id__in=ids).values_list("entity_id").annotate(n=Count("id"))
+    return dict(counts.values_list("entity_id", "n"))
 
 
 def _links(ids: list[int]) -> dict[int, list[int]]:
