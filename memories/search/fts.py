@@ -7,6 +7,7 @@ from django.db import connection
 
 from memories.constants import Status
 from memories.search.filters import SearchFilter
+from memories.search.state import StateCache
 from memories.search.tokens import query_tokens
 
 
@@ -63,17 +64,26 @@ def organised_ids(search_filter: SearchFilter) -> list[int]:
 SCORED_ROWS_BUDGET = 1500
 
 
-def _capped_frequencies(cursor, tokens: list[str], cap: int) -> dict[str, int]:
+# Document frequencies and recency windows of the plan below are properties of the store,
+# not of a query: kept per token until the committed search state moves on (any memory,
+# entity or link write), so a repeated token costs no posting-list walk.
+_plan_cache = StateCache()
+
+
+def _capped_frequencies(cursor, tokens: list[str], cap: int, cached: dict | None) -> dict[str, int]:
     """How many memories match each token, counted no further than `cap` (walking a
     posting list is cheap; it is scoring every match that is not). Going through MATCH
     applies FTS5's own case folding and stemming, so Latin words count as indexed."""
-    counts: dict[str, int] = {}
-    for token in tokens:
-        cursor.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s LIMIT %s)",
-            [_expression([token]), cap + 1],
-        )
-        counts[token] = int(cursor.fetchone()[0])
+    counts = {t: cached[("df", t, cap)] for t in tokens if ("df", t, cap) in cached} if cached is not None else {}
+    missing = [t for t in tokens if t not in counts]
+    if missing:
+        # One statement for every token: a round trip each cost more than the counting.
+        count = "(SELECT count(*) FROM (SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s LIMIT %s))"
+        cursor.execute("SELECT " + ", ".join([count] * len(missing)), [p for t in missing for p in (_expression([t]), cap + 1)])
+        for token, n in zip(missing, cursor.fetchone(), strict=True):
+            counts[token] = int(n)
+            if cached is not None:
+                cached[("df", token, cap)] = int(n)
     return counts
 
 
@@ -86,7 +96,8 @@ def _plan(cursor, tokens: list[str], budget: int) -> tuple[list[str], int | None
     budget (a one-word query like 出价 over a large store), only its newest `budget`
     matches are scored, an explicit recency window. Below the budget nothing changes: the
     ranking is exact bm25 over every token."""
-    df = _capped_frequencies(cursor, tokens, budget)
+    cached = _plan_cache.current()
+    df = _capped_frequencies(cursor, tokens, budget, cached)
     present = sorted((t for t in tokens if df[t] > 0), key=lambda t: df[t])
     if sum(df[t] for t in present) <= budget:
         return present, None
@@ -99,12 +110,18 @@ def _plan(cursor, tokens: list[str], budget: int) -> tuple[list[str], int | None
         total += df[token]
     if total <= budget:
         return kept, None
+    window_key = ("window", tuple(kept), budget)
+    if cached is not None and window_key in cached:
+        return kept, cached[window_key]
     cursor.execute(
         "SELECT rowid FROM memories_memory_fts WHERE memories_memory_fts MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",
         [_expression(kept), budget],
     )
     row = cursor.fetchone()
-    return kept, (int(row[0]) if row else None)
+    min_rowid = int(row[0]) if row else None
+    if cached is not None:
+        cached[window_key] = min_rowid
+    return kept, min_rowid
 
 
 def _expression(tokens: list[str]) -> str:
@@ -122,33 +139,49 @@ def keyword_candidates(
     tokens = query_tokens(query)
     if not tokens:
         return []
-    where, params = filter_sql(search_filter)
     with connection.cursor() as cursor:
         tokens, min_rowid = _plan(cursor, tokens, budget)
         if not tokens:
             return []
         window = "" if min_rowid is None else "AND memories_memory_fts.rowid >= %s "
         match = [_expression(tokens), *([min_rowid] if min_rowid is not None else [])]
-        # The plan bounds the scored rows (about `budget`), so all of them can come back and
-        # the structured filter be applied from the in-process search index: joining each
+        # The plan bounds the scored rows (about `budget`), so they can come back unfiltered
+        # and the structured filter be applied from the in-process search index: joining each
         # match to its table row only to read the filter columns cost more than bm25 itself.
         cursor.execute(
             f"SELECT rowid, bm25(memories_memory_fts) AS rank FROM memories_memory_fts WHERE memories_memory_fts MATCH %s {window}"
             "ORDER BY rank",
             match,
         )
-        scored = cursor.fetchall()
         from memories.search.vectors import vector_index
 
-        admitted = vector_index.admit([int(row[0]) for row in scored], search_filter)
-        if admitted is not None:
-            ranked = [(int(row[0]), -float(row[1])) for row, ok in zip(scored, admitted, strict=True) if ok]
-            # Every planned match was scored anyway, so the other arms' candidates get their
-            # bm25 for free; those outside the plan's recency window stay unscored.
-            wanted = set(also).difference(memory_id for memory_id, _ in ranked[:limit])
-            return ranked[:limit] + [row for row in ranked[limit:] if row[0] in wanted]
+        # Rows come best first and are admitted a chunk at a time, until `limit` pass:
+        # an unscoped search admits nearly every row, so most of the ~budget scored rows
+        # never need to become Python objects.
+        found: list[tuple[int, float]] = []
+        chunk_size, refresh = max(2 * limit, 64), True
+        while len(found) < limit:
+            chunk = cursor.fetchmany(chunk_size)
+            if not chunk:
+                return found
+            admitted = vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=refresh)
+            if admitted is None:
+                break
+            found.extend((int(row[0]), -float(row[1])) for row, ok in zip(chunk, admitted, strict=True) if ok)
+            chunk_size, refresh = 2 * chunk_size, False
+        else:
+            # Every planned match is scored anyway, so the other arms' candidates (already
+            # inside the filter) get their bm25 from the rest of the rows; those outside
+            # the plan's recency window stay unscored.
+            wanted = set(also).difference(memory_id for memory_id, _ in found[:limit])
+            if not wanted:
+                return found[:limit]
+            rest = [row for row in found[limit:] if row[0] in wanted]
+            rest.extend((int(row[0]), -float(row[1])) for row in cursor.fetchall() if int(row[0]) in wanted)
+            return found[:limit] + rest
         # A match the index does not know yet (written since its refresh): filter in SQL.
         # This path is rare and transient, so it leaves `also` unscored.
+        where, params = filter_sql(search_filter)
         sql = (
             "SELECT m.id, bm25(memories_memory_fts) AS rank FROM memories_memory_fts "
             "JOIN memories_memory m ON m.id = memories_memory_fts.rowid "

@@ -27,6 +27,7 @@ from memories.constants import LAYER_CODES, Status
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
 from memories.search.fts import organised_ids
+from memories.search.state import read_search_state
 
 _NO_EXPIRY = np.inf
 _GLOBAL = -1
@@ -72,6 +73,13 @@ def sign_codes(matrix: np.ndarray, centre: np.ndarray) -> np.ndarray:
     if packed.shape[1] != width:
         packed = np.pad(packed, ((0, 0), (0, width - packed.shape[1])))
     return np.ascontiguousarray(packed.view(np.uint64).reshape(n, width // 8).T)
+
+
+def _kth_smallest(distance: np.ndarray, k: int) -> int:
+    """The k-th smallest of small non-negative integer distances, by counting: a histogram
+    of at most 385 bins is cheaper than a partial sort of 100k values, and keeping every
+    row tied at the cut (instead of an arbitrary few of them) can only add candidates."""
+    return int(np.searchsorted(np.cumsum(np.bincount(distance)), k))
 
 
 def hamming(codes: np.ndarray, query_code: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -152,12 +160,6 @@ class VectorIndex:
             created=np.array([_timestamp(row[10]) for row in raw], dtype=np.float64),
         )
 
-    def _state(self) -> tuple[int, int]:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT generation, epoch FROM memories_searchstate WHERE id = 1")
-            row = cursor.fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
-
     def _fetch_ids(self, ids: set[int]) -> list[tuple]:
         found: list[tuple] = []
         ordered = sorted(ids)
@@ -179,7 +181,7 @@ class VectorIndex:
         (`_generation`) only ever comes from reads outside a transaction; rows seen
         inside one are remembered as tentative and re-read (or dropped) afterwards."""
         embedder = get_embedder()
-        generation, epoch = self._state()
+        generation, epoch = read_search_state()
         in_transaction = connection.in_atomic_block
         with self._lock:
             model_changed = (embedder.model_name, embedder.dimension) != (self._model, self._dim)
@@ -352,17 +354,19 @@ class VectorIndex:
             return [(int(rows.ids[i]), float(s)) for i, s in zip(at[top], scores[top], strict=True)]
 
     def _shortlist(self, query_vector: np.ndarray, at: np.ndarray, size: int, whole: bool) -> np.ndarray:
-        """The `size` rows of `at` whose sign codes are nearest the query's (sorted)."""
+        """The rows of `at` whose sign codes are nearest the query's (sorted): every row at a
+        distance below the `size`-th smallest, and all the rows tied at it."""
         query_code = sign_codes(query_vector[None, :].astype(np.float32), self._centre)[:, 0]
         if whole:
             # Most rows are in: one sweep over every code, the excluded pushed to the end.
             distance = hamming(self._codes_bits, query_code)
-            excluded = np.ones(len(distance), dtype=bool)
-            excluded[at] = False
-            distance[excluded] = _FAR
-            return np.sort(np.argpartition(distance, size - 1)[:size])
+            if len(at) != len(distance):
+                excluded = np.ones(len(distance), dtype=bool)
+                excluded[at] = False
+                distance[excluded] = _FAR
+            return np.flatnonzero(distance <= _kth_smallest(distance, size))
         distance = hamming(self._codes_bits, query_code, at)
-        return np.sort(at[np.argpartition(distance, size - 1)[:size]])
+        return at[distance <= _kth_smallest(distance, size)]
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
         """The cached vectors of some memories (those without a current vector are absent)."""
@@ -377,11 +381,13 @@ class VectorIndex:
                     out[memory_id] = rows.matrix[at]
             return out
 
-    def admit(self, memory_ids: list[int], search_filter: SearchFilter) -> list[bool] | None:
+    def admit(self, memory_ids: list[int], search_filter: SearchFilter, *, refresh: bool = True) -> list[bool] | None:
         """For each id, whether its row passes the structured filter (with or without a
-        vector), from the cache brought up to date first; None when an id is unknown to the
-        cache (the caller then asks the database)."""
-        self.refresh()
+        vector), from the cache brought up to date first (`refresh=False`: a further batch
+        of the same read, just refreshed); None when an id is unknown to the cache (the
+        caller then asks the database)."""
+        if refresh:
+            self.refresh()
         with self._lock:
             if self._rows is None:
                 return None
