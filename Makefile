@@ -176,7 +176,14 @@ RUFF_FILES := \
 	bench/vs_lancedb.py \
 	tests/memories/test_vector_first_pass.py \
 	tests/api/test_query_embedding_cost.py \
-	bench/pg_recall.py
+	bench/pg_recall.py \
+	memories/search/hybrid.py \
+	memories/search/fts.py \
+	memories/search/backends.py \
+	memories/search/postgres.py \
+	memories/search/state.py \
+	tests/memories/test_complete_scores.py \
+	tests/memories/test_search_caches.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

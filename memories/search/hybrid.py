@@ -10,9 +10,9 @@ from typing import Literal
 import numpy as np
 
 from memories.embeddings.query_cache import embed_query_cached
-from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
 from memories.search.entities import entity_candidates
+from memories.search.filters import SearchFilter
 from memories.search.query import QueryLanguage, prepare_query
 
 Mode = Literal["hybrid", "keyword", "vector"]
@@ -132,7 +132,7 @@ def hybrid_search(
     vectors = backend.vectors_for(candidate_ids) if query_vector is not None else {}
     with_vector = [mid for mid in candidate_ids if mid in vectors]
     cosine = (
-        dict(zip(with_vector, (np.vstack([vectors[mid] for mid in with_vector]) @ query_vector).tolist()))
+        dict(zip(with_vector, (np.vstack([vectors[mid] for mid in with_vector]) @ query_vector).tolist(), strict=True))
         if with_vector
         else {}
     )
@@ -169,7 +169,8 @@ def hybrid_search(
         importance, created = metadata[mid]
         age_days = max(0.0, (now - created) / 86400.0)
         recency = math.exp(-math.log(2) * age_days / config.recency_half_life_days)
-        adjusted = fused * (1 + config.importance_weight * (importance - 5) / 5) * (1 - config.recency_weight + config.recency_weight * recency)
+        importance_factor = 1 + config.importance_weight * (importance - 5) / 5
+        adjusted = fused * importance_factor * (1 - config.recency_weight + config.recency_weight * recency)
         ranked.append((adjusted, mid, fused, recency))
     ranked.sort(key=lambda row: row[0], reverse=True)
     # Only the MMR pool can be returned, so only it gets SearchHit objects and explanations.

@@ -54,5 +54,6 @@ def test_vector_candidates_outside_the_keyword_top_are_scored(make_memory):
     for result in response.results:
         assert result.explain["keyword"] > 0, result.memory.content
 
-    partial = memory_search(query="出价 预算", top_k=10, config=RankingConfig(candidates=1, entity_weight=0.0, complete_keyword_scores=False))
+    one_arm_scores = RankingConfig(candidates=1, entity_weight=0.0, complete_keyword_scores=False)
+    partial = memory_search(query="出价 预算", top_k=10, config=one_arm_scores)
     assert [r.explain["keyword"] for r in partial.results if r.memory.pk != keyword_top] == [0.0]
