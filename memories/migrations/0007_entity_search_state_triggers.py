@@ -10,7 +10,7 @@ EVENTS = {"ai": "INSERT", "au": "UPDATE", "ad": "DELETE"}
 
 
 def _trigger(table: str, suffix: str, event: str) -> str:
-    return f"""CREATE TRIGGER {table}_gen_{suffix} AFTER {event} ON {table} BEGIN
+    return f"""CREATE TRIGGER IF NOT EXISTS {table}_gen_{suffix} AFTER {event} ON {table} BEGIN
         INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
         UPDATE memories_searchstate SET generation = generation + 1 WHERE id = 1;
     END"""

@@ -145,6 +145,12 @@ def keyword_candidates(
             return []
         window = "" if min_rowid is None else "AND memories_memory_fts.rowid >= %s "
         match = [_expression(tokens), *([min_rowid] if min_rowid is not None else [])]
+        from memories.search.vectors import vector_index
+
+        # Brought up to date before the bm25 statement opens its read snapshot: refreshed
+        # while it is pending, the shared index would read an older search state than
+        # another thread may already have loaded, and reload itself backwards.
+        vector_index.refresh()
         # The plan bounds the scored rows (about `budget`), so they can come back unfiltered
         # and the structured filter be applied from the in-process search index: joining each
         # match to its table row only to read the filter columns cost more than bm25 itself.
@@ -153,31 +159,31 @@ def keyword_candidates(
             "ORDER BY rank",
             match,
         )
-        from memories.search.vectors import vector_index
-
         # Rows come best first and are admitted a chunk at a time, until `limit` pass:
         # an unscoped search admits nearly every row, so most of the ~budget scored rows
         # never need to become Python objects.
         found: list[tuple[int, float]] = []
-        chunk_size, refresh = max(2 * limit, 64), True
+        chunk_size = max(2 * limit, 64)
         while len(found) < limit:
             chunk = cursor.fetchmany(chunk_size)
             if not chunk:
                 return found
-            admitted = vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=refresh)
+            admitted = vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=False)
             if admitted is None:
                 break
             found.extend((int(row[0]), -float(row[1])) for row, ok in zip(chunk, admitted, strict=True) if ok)
-            chunk_size, refresh = 2 * chunk_size, False
+            chunk_size *= 2
         else:
-            # Every planned match is scored anyway, so the other arms' candidates (already
-            # inside the filter) get their bm25 from the rest of the rows; those outside
-            # the plan's recency window stay unscored.
+            # Every planned match is scored anyway, so the other arms' candidates get their
+            # bm25 from the rest of the rows (those outside the plan's recency window stay
+            # unscored), through the same filter as every other keyword row.
             wanted = set(also).difference(memory_id for memory_id, _ in found[:limit])
             if not wanted:
                 return found[:limit]
+            tail = [(int(row[0]), -float(row[1])) for row in cursor.fetchall() if int(row[0]) in wanted]
+            admitted = vector_index.admit([memory_id for memory_id, _ in tail], search_filter, refresh=False) if tail else []
             rest = [row for row in found[limit:] if row[0] in wanted]
-            rest.extend((int(row[0]), -float(row[1])) for row in cursor.fetchall() if int(row[0]) in wanted)
+            rest.extend(row for row, ok in zip(tail, admitted or [False] * len(tail), strict=True) if ok)
             return found[:limit] + rest
         # A match the index does not know yet (written since its refresh): filter in SQL.
         # This path is rare and transient, so it leaves `also` unscored.

@@ -42,7 +42,7 @@ def keyword_candidates(
         ranked = [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
         wanted = set(also).difference(memory_id for memory_id, _ in ranked)
         if wanted:
-            cursor.execute(f"{tsquery}{rank}AND m.id = ANY(%s)", [*tokens, sorted(wanted)])
+            cursor.execute(f"{tsquery}{rank}AND m.id = ANY(%s) AND {where}", [*tokens, sorted(wanted), *params])
             ranked += sorted(((int(row[0]), float(row[1])) for row in cursor.fetchall()), key=lambda row: -row[1])
     return ranked
 

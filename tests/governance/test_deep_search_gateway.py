@@ -88,3 +88,22 @@ def test_offline_provider_uses_the_offline_pair(settings, notes):
     settings.MEMORY_LLM_PROVIDER = "offline"
     response = deep_search(query="感冒灵 千川 bid", advertisers=("brand_A",), top_k=3, record_access=False)
     assert response.deep["rewriter"] == "offline"
+
+
+def test_the_model_reads_only_the_best_thirty_and_the_rest_keep_their_order(openai_gateway, make_memory):
+    from governance.search_hooks import MODEL_RERANK_POOL
+
+    plans = [
+        make_memory(f"感冒灵颗粒第{i}号计划：千川竞价{30 + i}元，日预算{1000 + i * 10}元。", advertiser="brand_A")
+        for i in range(45)
+    ]
+    openai_gateway.route(REWRITE, chat({"queries": ["感冒灵 竞价 预算"]}))
+    openai_gateway.route(RERANK, chat({"order": [plans[44].pk]}))
+    response = deep_search(query="感冒灵 千川 竞价 预算", advertisers=("brand_A",), top_k=40, record_access=False)
+    assert "fallback" not in response.deep and len(response.results) == 40
+    prompt = openai_gateway.requests_to("/chat/completions")[1].json["messages"][1]["content"]
+    sent = json.loads(prompt.split("<untrusted_data>")[1].split("</untrusted_data>")[0])
+    assert len(sent["candidates"]) == MODEL_RERANK_POOL
+    # The one the model put first leads only if it was among what it was shown.
+    shown = {c["id"] for c in sent["candidates"]}
+    assert (_ids(response)[0] == plans[44].pk) == (plans[44].pk in shown)

@@ -168,3 +168,18 @@ def test_a_cache_that_outgrows_its_bound_starts_again(make_memory, monkeypatch):
     for word in ("素材", "疲劳", "周期", "ctr"):
         assert memory.pk in _keyword_ids(word)
     assert len(fts._plan_cache.current()) <= 4
+
+
+def test_every_table_the_caches_read_moves_the_search_state():
+    # A later migration that makes SQLite rebuild one of these tables drops its triggers
+    # without an error (0005 had to restore 0002's); the caches would then miss other
+    # processes' writes. So the triggers are checked by name.
+    expected = {
+        f"{table}_gen_{suffix}"
+        for table in ("memories_entity", "memories_memoryentity", "memories_relation")
+        for suffix in ("ai", "au", "ad")
+    }
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        present = {row[0] for row in cursor.fetchall()}
+    assert expected <= present
