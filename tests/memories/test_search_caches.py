@@ -183,3 +183,36 @@ def test_every_table_the_caches_read_moves_the_search_state():
         cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         present = {row[0] for row in cursor.fetchall()}
     assert expected <= present
+
+
+def test_cached_entity_links_pass_every_filter_the_table_path_does():
+    """The cached path filters links through the vector index; inside a transaction the arm
+    joins the tables instead. Both must keep the same memories for every kind of filter."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    write("双11当天美妆提价30%", advertiser="brand_A", business_line="beauty")
+    write("双11医药OTC不提价", advertiser="brand_A", business_line="pharma_otc", layer="L1", source="human")
+    expiring = write("双11预热期CPM上涨", advertiser="brand_B", layer="L3", observed_at=timezone.now(),
+                     expires_at=timezone.now() + timedelta(hours=2))
+    write("双11全站通用规则：大促前一周锁定预算", layer="L1", source="human")
+    write("双11复盘：直播间晚间转化最好", advertiser="brand_A", kind="episodic")
+    filters = [
+        SearchFilter(),
+        SearchFilter(advertisers=("brand_A",)),
+        SearchFilter(advertisers=("brand_A",), include_global=False),
+        SearchFilter(advertisers=("brand_B",), now=timezone.now() + timedelta(hours=3)),  # its L3 note has expired
+        SearchFilter(business_line="beauty"),
+        SearchFilter(layers=("L1",)),
+        SearchFilter(kinds=("episodic",)),
+        SearchFilter(advertisers=()),
+    ]
+    for search_filter in filters:
+        cached = _entity_ids("双11", search_filter)
+        assert entity_arm._entity_cache.current()  # the cached path answered
+        with transaction.atomic():
+            from_tables = _entity_ids("双11", search_filter)
+        assert cached == from_tables, search_filter
+    assert expiring.pk in _entity_ids("双11", SearchFilter(advertisers=("brand_B",)))
+    assert expiring.pk not in _entity_ids("双11", SearchFilter(advertisers=("brand_B",), now=timezone.now() + timedelta(hours=3)))
