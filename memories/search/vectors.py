@@ -40,7 +40,6 @@ _GLOBAL = -1
 # report that recall in every run. 4,000 rows are 4% of the matrix's bytes.
 SHORTLIST_MIN = 4000
 SHORTLIST_PER_RESULT = 64
-_FAR = np.iinfo(np.uint16).max
 _COLUMNS = (
     "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
 )
@@ -77,7 +76,7 @@ def sign_codes(matrix: np.ndarray, centre: np.ndarray) -> np.ndarray:
 
 def _kth_smallest(distance: np.ndarray, k: int) -> int:
     """The k-th smallest of small non-negative integer distances, by counting: a histogram
-    of at most 385 bins is cheaper than a partial sort of 100k values, and keeping every
+    of a few hundred bins (the code width) is cheaper than a partial sort of 100k values, and keeping every
     row tied at the cut (instead of an arbitrary few of them) can only add candidates."""
     return int(np.searchsorted(np.cumsum(np.bincount(distance)), k))
 
@@ -363,7 +362,9 @@ class VectorIndex:
             if len(at) != len(distance):
                 excluded = np.ones(len(distance), dtype=bool)
                 excluded[at] = False
-                distance[excluded] = _FAR
+                # One past the largest possible distance: last, and the histogram stays
+                # as small as the code is wide.
+                distance[excluded] = self._codes_bits.shape[0] * 64 + 1
             return np.flatnonzero(distance <= _kth_smallest(distance, size))
         distance = hamming(self._codes_bits, query_code, at)
         return at[distance <= _kth_smallest(distance, size)]

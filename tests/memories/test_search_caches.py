@@ -208,9 +208,12 @@ def test_cached_entity_links_pass_every_filter_the_table_path_does():
         SearchFilter(kinds=("episodic",)),
         SearchFilter(advertisers=()),
     ]
+    _entity_ids("双11")  # loads the entity table and 双11's links into the cache
     for search_filter in filters:
-        cached = _entity_ids("双11", search_filter)
-        assert entity_arm._entity_cache.current()  # the cached path answered
+        with CaptureQueriesContext(connection) as queries:
+            cached = _entity_ids("双11", search_filter)
+        # Answered from the cached links: no link or relation table was read.
+        assert not [q["sql"] for q in queries.captured_queries if "memoryentity" in q["sql"] or "relation" in q["sql"]]
         with transaction.atomic():
             from_tables = _entity_ids("双11", search_filter)
         assert cached == from_tables, search_filter
