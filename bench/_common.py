@@ -97,3 +97,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def every_core_blas():
+    """Context: BLAS may use every core. The service runs BLAS on one thread (see
+    memories.apps); the float32 scan the benches compare against gets them all, the
+    strongest form of that baseline."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=os.cpu_count(), user_api="blas")

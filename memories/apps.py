@@ -13,3 +13,15 @@ class MemoriesConfig(AppConfig):
         from memories.search.sqlite_functions import register_sqlite_functions
 
         connection_created.connect(register_sqlite_functions, dispatch_uid="lingix_sqlite_functions")
+        _one_blas_thread()
+
+
+def _one_blas_thread() -> None:
+    """Searches multiply small matrices (a few thousand rows); a BLAS thread pool gains
+    nothing there, and its threads spin on after each call, taking the core that the
+    vector arm (memories.search.vectors.search_soon) and other requests need. At 100k
+    memories one search cost 14.5 ms of CPU with the pool and 7 ms without (bench.latency)."""
+    import numpy  # noqa: F401  threadpoolctl limits only the libraries already loaded
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")

@@ -1,10 +1,12 @@
 """Reads of memories: search, lookups, status, export."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -12,7 +14,7 @@ from memories.access import access_recorder
 from memories.constants import Layer, Status
 from memories.exceptions import NotFound
 from memories.metrics_registry import SEARCH_LATENCY, timed
-from memories.models import Memory
+from memories.models import Category, Memory
 from memories.search.filters import SearchFilter
 from memories.search.hybrid import DEFAULT_RANKING, Mode, RankingConfig, hybrid_search
 
@@ -68,10 +70,7 @@ def memory_search(
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     with timed(SEARCH_LATENCY, mode=mode):
         outcome = hybrid_search(query, search_filter, top_k=top_k, mode=mode, config=config)
-    # The vector is not part of a result; leaving it out skips 1.5 kB per row. No ORDER BY:
-    # the hits give the order, and compiling the model's default ordering and sorting the
-    # rows by it was a fifth of the fetch.
-    by_id = Memory.objects.select_related("category_node").defer("embedding").order_by().in_bulk([hit.memory_id for hit in outcome.hits])
+    by_id = _result_rows([hit.memory_id for hit in outcome.hits])
     results = []
     for hit in outcome.hits:
         memory = by_id.get(hit.memory_id)
@@ -93,6 +92,29 @@ def memory_search(
         query_chars_embedded=outcome.query_chars_embedded,
         query_embedding=outcome.query_embedding,
     )
+
+
+@functools.cache
+def _result_columns() -> str:
+    # Every column but the vector: it is not part of a result, and leaving it out skips
+    # 1.5 kB per row (the model loads it on access, as defer() would).
+    quote = connection.ops.quote_name
+    return ", ".join(quote(f.column) for f in Memory._meta.concrete_fields if f.name != "embedding")
+
+
+def _result_rows(ids: list[int]) -> dict[int, Memory]:
+    """The hits' rows, with their category nodes. One raw SELECT, no ORDER BY (the hits give
+    the order): compiling the equivalent ORM query took longer than running it, a third of
+    the whole fetch at 100k memories."""
+    if not ids:
+        return {}
+    sql = f"SELECT {_result_columns()} FROM {connection.ops.quote_name(Memory._meta.db_table)} WHERE id IN ({', '.join(['%s'] * len(ids))})"
+    rows = {memory.pk: memory for memory in Memory.objects.raw(sql, ids)}
+    nodes = Category.objects.in_bulk({m.category_node_id for m in rows.values() if m.category_node_id})
+    for memory in rows.values():
+        if memory.category_node_id in nodes:
+            memory.category_node = nodes[memory.category_node_id]
+    return rows
 
 
 def memory_get(*, memory_id: int, advertisers: tuple[str, ...] | None = None) -> Memory:

@@ -5,7 +5,7 @@ differs: SQLite uses FTS5 + bm25 and the in-process numpy matrix, PostgreSQL use
 tsvector index and pgvector HNSW."""
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Protocol
 
 import numpy as np
@@ -13,17 +13,31 @@ from django.db import connection
 
 from memories.search.filters import SearchFilter
 
+#: The other arms' candidates, whose keyword scores are wanted too: given, or a function
+#: that returns them once they are known (the vector arm may still be running).
+Others = Collection[int] | Callable[[], Collection[int]]
+
+
+def resolve_others(also: Others) -> Collection[int]:
+    return also() if callable(also) else also
+
 
 class SearchBackend(Protocol):
     name: str
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
     ) -> list[tuple[int, float]]:
         """The best `limit` keyword matches, then the scores of those of `also` that matched."""
         ...
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
+
+    def start_vector_candidates(
+        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int
+    ) -> Callable[[], list[tuple[int, float]]]:
+        """`vector_candidates`, possibly still running: call the result to wait for it."""
+        ...
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]: ...
 
@@ -34,7 +48,7 @@ class SQLiteBackend:
     name = "sqlite"
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
     ) -> list[tuple[int, float]]:
         from memories.search.fts import keyword_candidates
 
@@ -44,6 +58,13 @@ class SQLiteBackend:
         from memories.search.vectors import vector_index
 
         return vector_index.search(query_vector, search_filter, limit)
+
+    def start_vector_candidates(
+        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int
+    ) -> Callable[[], list[tuple[int, float]]]:
+        from memories.search.vectors import vector_index
+
+        return vector_index.search_soon(query_vector, search_filter, limit)
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
         from memories.search.vectors import vector_index
@@ -72,7 +93,7 @@ class PostgresBackend:
     name = "postgresql"
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Collection[int] = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
     ) -> list[tuple[int, float]]:
         from memories.search import postgres
 
@@ -83,6 +104,13 @@ class PostgresBackend:
         from memories.search import postgres
 
         return postgres.vector_candidates(query_vector, search_filter, limit, model_name=get_embedder().model_name)
+
+    def start_vector_candidates(
+        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int
+    ) -> Callable[[], list[tuple[int, float]]]:
+        # One connection, one statement at a time: answered before the keyword arm.
+        hits = self.vector_candidates(query_vector, search_filter, limit)
+        return lambda: hits
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:
         from memories.embeddings import get_embedder

@@ -1,11 +1,10 @@
 """Keyword candidates from the FTS5 index, ranked by bm25, inside the structured filter."""
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from django.db import connection
 
 from memories.constants import Status
+from memories.search.backends import Others, resolve_others
 from memories.search.filters import SearchFilter
 from memories.search.state import StateCache
 from memories.search.tokens import query_tokens
@@ -129,7 +128,7 @@ def _expression(tokens: list[str]) -> str:
 
 
 def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Collection[int] = ()
+    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Others = ()
 ) -> list[tuple[int, float]]:
     """(memory id, positive bm25 score): the best `limit`, best first, then the scores of
     any of `also` (the other arms' candidates) that matched but ranked lower. Never raises
@@ -177,7 +176,7 @@ def keyword_candidates(
             # Every planned match is scored anyway, so the other arms' candidates get their
             # bm25 from the rest of the rows (those outside the plan's recency window stay
             # unscored), through the same filter as every other keyword row.
-            wanted = set(also).difference(memory_id for memory_id, _ in found[:limit])
+            wanted = set(resolve_others(also)).difference(memory_id for memory_id, _ in found[:limit])
             if not wanted:
                 return found[:limit]
             tail = [(int(row[0]), -float(row[1])) for row in cursor.fetchall() if int(row[0]) in wanted]

@@ -2,8 +2,10 @@
 importance/recency adjustment → MMR diversity → top k. Every hit explains its score."""
 from __future__ import annotations
 
+import functools
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -105,26 +107,32 @@ def hybrid_search(
     embed_ms = 0.0
     started = time.perf_counter()
     keyword: dict[int, float] = {}
-    vector: dict[int, float] = {}
     query_vector = None
     fitted = None
     backend = get_search_backend()
     prepared = prepare_query(query, strip_questions=config.strip_questions)
     vector_weight, keyword_weight = config.weights_for(prepared.language)
+    vector_result: Callable[[], list[tuple[int, float]]] = list
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         fitted = embed_query_cached(prepared.vector_text)
         query_vector = fitted.vector
         embed_ms = (time.perf_counter() - t0) * 1000
-        vector = dict(backend.vector_candidates(query_vector, search_filter, config.candidates))
+        # Runs beside the entity and keyword arms where the backend can (SQLite).
+        vector_result = backend.start_vector_candidates(query_vector, search_filter, config.candidates)
+    vector_hits = functools.cache(lambda: dict(vector_result()))
     cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars, "query_embedding": fitted.cost()} if fitted else {}
-    entity: dict[int, float] = {}
-    if mode == "hybrid" and config.entity_weight > 0:
-        entity, _ = entity_candidates(query, search_filter, config.candidates)
+    entity_hits = functools.cache(
+        lambda: entity_candidates(query, search_filter, config.candidates)[0] if mode == "hybrid" and config.entity_weight > 0 else {}
+    )
     if mode in ("hybrid", "keyword"):
         # The other arms' candidates get their keyword scores too (complete_keyword_scores).
-        also = [*vector, *entity] if mode == "hybrid" and config.complete_keyword_scores else ()
+        # The keyword arm asks for them once its own rows are in: the vector arm has had
+        # the whole bm25 statement to finish, and the entity arm's Python did not contend
+        # with it for the GIL.
+        also = (lambda: [*vector_hits(), *entity_hits()]) if mode == "hybrid" and config.complete_keyword_scores else ()
         keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates, also=also))
+    vector, entity = vector_hits(), entity_hits()
     candidate_ids = list(dict.fromkeys([*vector, *keyword, *entity]))
     if not candidate_ids:
         return SearchOutcome(hits=[], embed_ms=embed_ms, search_ms=(time.perf_counter() - started) * 1000 - embed_ms, **cut)

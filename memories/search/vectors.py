@@ -16,7 +16,10 @@ The structured filter is evaluated with numpy on metadata arrays held beside the
 """
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -182,6 +185,17 @@ class VectorIndex:
         embedder = get_embedder()
         generation, epoch = read_search_state()
         in_transaction = connection.in_atomic_block
+        if (
+            not in_transaction
+            and (generation, epoch) == (self._generation, self._epoch)
+            and self._rows is not None
+            and not self._tentative_ids
+            and not self._tentative_all
+            and (embedder.model_name, embedder.dimension) == (self._model, self._dim)
+        ):
+            # Nothing moved: no need to wait for the lock, which a search running on the
+            # worker thread (search_soon) may hold for a millisecond or two.
+            return
         with self._lock:
             model_changed = (embedder.model_name, embedder.dimension) != (self._model, self._dim)
             needs_full = (
@@ -330,6 +344,26 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         """(memory id, cosine) of the `limit` nearest rows inside the filter, best first."""
         self.refresh()
+        return self._search_loaded(query_vector, search_filter, limit, exact=exact)
+
+    def search_soon(
+        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int
+    ) -> Callable[[], list[tuple[int, float]]]:
+        """Start `search` and return the function that waits for its result.
+
+        The sweep and the rescoring run on a worker thread, so that the caller can run the
+        keyword arm meanwhile: numpy and SQLite both release the GIL while they work. What
+        needs the database (the refresh, and the organisation filter's id list) happens
+        here first, in the caller's thread, since a connection belongs to its thread."""
+        self.refresh()
+        if search_filter.organised:
+            hits = self._search_loaded(query_vector, search_filter, limit)
+            return lambda: hits
+        return _worker().submit(self._search_loaded, query_vector, search_filter, limit).result
+
+    def _search_loaded(
+        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int, *, exact: bool = False
+    ) -> list[tuple[int, float]]:
         with self._lock:
             rows = self._rows
             assert rows is not None
@@ -432,6 +466,18 @@ class VectorIndex:
             self._scope_rows = {}
             self._sorted_ids = None
             self._epoch = -1
+
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _worker() -> ThreadPoolExecutor:
+    """The process's search thread. One is enough: searches take the index lock in turn.
+    Made again after a fork (a qcluster worker), whose child inherits no threads."""
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-search"))
+    return _pool[1]
 
 
 def _timestamp(value) -> float:
