@@ -143,7 +143,10 @@ def attach_vectors(base: Any, noise: float, rng_seed: int, progress: Progress) -
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.executemany(
                 "UPDATE memories_memory SET embedding = %s, embedding_model = %s, embedding_dim = %s WHERE id = %s",
-                [(v.astype(np.float32).tobytes(), embedder.model_name, embedder.dimension, mid) for v, mid in zip(vectors, chunk)],
+                [
+                    (v.astype(np.float32).tobytes(), embedder.model_name, embedder.dimension, mid)
+                    for v, mid in zip(vectors, chunk, strict=True)
+                ],
             )
     progress(f"attached vectors to {len(ids)} memories")
 
@@ -261,7 +264,7 @@ def _measure(queries: int, rng: random.Random, progress: Progress) -> dict[str, 
         "embed_p50_ms": round(percentile(embed_ms, 50), 2),
         "embed_p95_ms": round(percentile(embed_ms, 95), 2),
         "embed_p99_ms": round(percentile(embed_ms, 99), 2),
-        "end_to_end_p95_ms": round(percentile([a + b for a, b in zip(search_ms, embed_ms)], 95), 2),
+        "end_to_end_p95_ms": round(percentile([a + b for a, b in zip(search_ms, embed_ms, strict=True)], 95), 2),
         # CPU time of the same searches: what they cost when the machine is not shared.
         "search_cpu_p50_ms": round(percentile(search_cpu_ms, 50), 2),
         "search_cpu_p95_ms": round(percentile(search_cpu_ms, 95), 2),
