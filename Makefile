@@ -183,7 +183,8 @@ RUFF_FILES := \
 	memories/search/postgres.py \
 	memories/search/state.py \
 	tests/memories/test_complete_scores.py \
-	tests/memories/test_search_caches.py
+	tests/memories/test_search_caches.py \
+	memories/selectors.py memories/apps.py bench/_common.py bench/latency.py tests/memories/test_search_threads.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

@@ -131,7 +131,8 @@ def keyword_candidates(
     query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Others = ()
 ) -> list[tuple[int, float]]:
     """(memory id, positive bm25 score): the best `limit`, best first, then the scores of
-    any of `also` (the other arms' candidates) that matched but ranked lower. Never raises
+    any of `also` (the other arms' candidates, or a function returning them, called once
+    the best rows are in) that matched but ranked lower. Never raises
     on user input: the match expression is built from quoted tokens only and bound as a
     parameter."""
     budget = SCORED_ROWS_BUDGET if budget is None else budget
