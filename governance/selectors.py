@@ -101,8 +101,12 @@ def suggestions_open(*, advertisers: tuple[str, ...] | None = None, limit: int =
 
 
 def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
-    """A suggestion with its signal and playbooks, the best-matching playbook first."""
+    """A suggestion with its signal and its live playbooks, the best-matching first. A
+    playbook archived, expired or replaced by a newer version since the suggestion was
+    made is left out: an agent would act on it. (The admin's suggestion page still lists
+    every playbook recorded, as an audit record.)"""
     reasons = suggestion.reasons or {}
+    now = timezone.now()
 
     def playbook(memory: Memory) -> dict[str, Any]:
         why = reasons.get(str(memory.pk), {})
@@ -110,7 +114,8 @@ def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
                 "category": memory.category, "score": why.get("score", 0.0), "shared_entities": why.get("shared", [])}
 
     def ranked(memories: Any) -> list[dict[str, Any]]:
-        return sorted((playbook(m) for m in memories.all()), key=lambda p: (-p["score"], p["id"]))
+        live = (m for m in memories.all() if m.status == Status.ACTIVE and (m.expires_at is None or m.expires_at > now))
+        return sorted((playbook(m) for m in live), key=lambda p: (-p["score"], p["id"]))
 
     signal = suggestion.signal
     return {

@@ -13,6 +13,7 @@ from governance.lifecycle.expire import memories_expire
 from governance.models import Suggestion, Trace
 from governance.selectors import suggestion_dict, suggestions_open
 from lingix_site.demo import demo_load_once
+from memories.constants import Status
 from memories.models import Memory
 
 DOUBLE_11 = {
@@ -90,3 +91,33 @@ def test_suggestions_expire_with_their_signal(demo, trigger):
     assert suggestion not in suggestions_open(advertisers=("brand_B",))
     # A second run has nothing left to close.
     assert memories_expire(now=timezone.now() + timedelta(days=30))["suggestions_expired"] == 0
+
+
+def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offered(demo, cli):
+    code, decision, err = cli("trigger", "environment_change", "--advertiser", "brand_B", "--source", "tool",
+                              "--summary", "双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
+                              "--data", '{"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", '
+                              '"impact": "出价节奏按大促模板调整", "time_window": "2026-11-01 至 2026-11-11"}', "--json")
+    assert code == 0 and decision["action"] == "WRITE", (decision, err)
+    suggestion = Suggestion.objects.get(signal_id=decision["memory_id"])
+    offered = suggestion_dict(suggestion)
+    template = promotion_template()
+    strategy = Memory.objects.get(pk=offered["strategies"][0]["id"])
+    assert template.pk in [p["id"] for p in offered["templates"]]
+
+    from governance.hard_rules import Authority, WriteOrigin
+    from governance.memory_write import governed_lifecycle_transition, governed_set_status
+
+    governed_set_status(memory=template, status=Status.ARCHIVED,
+                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True))
+    governed_lifecycle_transition(memory_ids=[strategy.pk], from_status=Status.ACTIVE, to_status=Status.EXPIRED,
+                                  at=timezone.now(), authority=Authority.lifecycle("scheduler"))
+
+    code, listed, _ = cli("suggestions", "--advertiser", "brand_B", "--json")
+    item = next(i for i in listed["items"] if i["id"] == suggestion.pk)
+    assert template.pk not in [p["id"] for p in item["templates"]]
+    assert strategy.pk not in [p["id"] for p in item["strategies"]]
+    # The rest of the suggestion stands, and the record keeps every playbook it named.
+    assert item["strategies"] or item["templates"]
+    assert {template.pk, strategy.pk} <= {*suggestion.templates.values_list("id", flat=True),
+                                          *suggestion.strategies.values_list("id", flat=True)}
