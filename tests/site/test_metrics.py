@@ -97,3 +97,12 @@ def test_only_loopback_allow_list_or_token_may_scrape(db, monkeypatch):
     # The allow-list replaces the loopback default.
     assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403
     assert client.post("/metrics", REMOTE_ADDR="203.0.113.9").status_code == 405
+
+
+def test_an_ipv4_client_of_a_dual_stack_server_is_judged_by_its_ipv4_address(db, monkeypatch):
+    client = Client()
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:127.0.0.1").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:203.0.113.9").status_code == 403
+    monkeypatch.setenv("LINGIX_METRICS_ALLOW", "203.0.113.0/24")
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:203.0.113.9").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:127.0.0.1").status_code == 403
