@@ -184,7 +184,13 @@ RUFF_FILES := \
 	memories/search/state.py \
 	tests/memories/test_complete_scores.py \
 	tests/memories/test_search_caches.py \
-	memories/selectors.py memories/apps.py bench/_common.py bench/latency.py tests/memories/test_search_threads.py
+	memories/selectors.py \
+	memories/apps.py \
+	bench/_common.py \
+	bench/latency.py \
+	tests/memories/test_search_threads.py \
+	tests/memories/scripts/snapshot_race.py \
+	governance/selectors.py
 
 # The layering contract (pyproject.toml), no model change without its migration, and ruff.
 lint: install

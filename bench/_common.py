@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +100,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def every_core_blas():
-    """Context: BLAS may use every core. The service runs BLAS on one thread (see
-    memories.apps); the float32 scan the benches compare against gets them all, the
-    strongest form of that baseline."""
+def every_core_blas() -> AbstractContextManager:
+    """Context: BLAS may use every core this process may run on. The service runs BLAS on
+    one thread (see memories.apps); the float32 scan the benches compare against gets them
+    all, the strongest form of that baseline."""
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=os.cpu_count(), user_api="blas")
+    return threadpool_limits(limits=len(os.sched_getaffinity(0)), user_api="blas")

@@ -1,14 +1,16 @@
 """Where one hybrid search spends its time at 100k memories (the bench.latency corpus).
 
 Each stage of the real search is wrapped with a timer for the duration of the run (the
-wrappers call the real functions). On the caller's thread: the structured filter (the
-vector index's mask), starting the vector arm (index refresh, hand-off), the keyword side
-(FTS5 + bm25 and its admission), waiting for the vector arm, the entity arm, fetching the
-candidates' vectors, loading their metadata, MMR, and the final row fetch in
+wrappers call the real functions). On the caller's thread: admission (the structured
+filter applied from the vector index to the keyword and entity arms' rows, with any index
+refresh it makes), starting the vector arm (index refresh, hand-off), the keyword side
+(FTS5 plan and bm25, admission taken out), waiting for the vector arm, the entity arm,
+fetching the candidates' vectors, loading their metadata, MMR, and the final row fetch in
 memory_search; what is left of the wall time is fusion and the rest of the Python glue.
 Each stage counts its own time only (a stage called inside another is taken out of it).
 The vector arm's sweep and rescoring run on a worker thread beside the keyword side; they
-are reported apart ("vectors_worker") and are not part of the sum.
+are reported apart ("vectors_worker") and are not part of the sum. (With an organisation
+filter the vector search runs on the caller's thread; this bench uses none.)
 With --pyinstrument a call-tree profile of the same searches goes to a text file.
 
     python -m bench.profile_search --json [--size 100000] [--queries 200]
@@ -26,7 +28,7 @@ from typing import Any
 from bench._common import Progress, emit, percentile, setup_throwaway_django
 from bench.corpus_cache import add_corpus_arguments
 
-STAGES = ("filter", "vector_start", "fts", "vector_wait", "entities", "candidate_vectors", "metadata", "mmr", "row_fetch")
+STAGES = ("admission", "vector_start", "fts", "vector_wait", "entities", "candidate_vectors", "metadata", "mmr", "row_fetch")
 WORKER_STAGES = ("vectors_worker",)
 
 
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = _StageClock()
     # The vector arm's own work, on its worker thread; its mask counts as vector work.
     clock.wrap(VectorIndex, "_search_loaded", "vectors_worker")
-    clock.wrap(VectorIndex, "admit", "filter")
+    clock.wrap(VectorIndex, "admit", "admission")
     clock.wrap(backends.SQLiteBackend, "keyword_candidates", "fts")
     clock.wrap_result(backends.SQLiteBackend, "start_vector_candidates", "vector_start", "vector_wait")
     clock.wrap(backends.SQLiteBackend, "vectors_for", "candidate_vectors")

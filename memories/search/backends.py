@@ -13,22 +13,20 @@ from django.db import connection
 
 from memories.search.filters import SearchFilter
 
-#: The other arms' candidates, whose keyword scores are wanted too: given, or a function
-#: that returns them once they are known (the vector arm may still be running).
-Others = Collection[int] | Callable[[], Collection[int]]
-
-
-def resolve_others(also: Others) -> Collection[int]:
-    return also() if callable(also) else also
+#: Returns the other arms' candidates, whose keyword scores are wanted too. A function, so
+#: that the keyword arm asks for them only when it needs them: the vector arm may still be
+#: running on its worker thread meanwhile.
+Others = Callable[[], Collection[int]]
 
 
 class SearchBackend(Protocol):
     name: str
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others | None = None
     ) -> list[tuple[int, float]]:
-        """The best `limit` keyword matches, then the scores of those of `also` that matched."""
+        """The best `limit` keyword matches, then the scores of those of the other arms'
+        candidates (`also()`) that matched."""
         ...
 
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]: ...
@@ -48,7 +46,7 @@ class SQLiteBackend:
     name = "sqlite"
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others | None = None
     ) -> list[tuple[int, float]]:
         from memories.search.fts import keyword_candidates
 
@@ -93,7 +91,7 @@ class PostgresBackend:
     name = "postgresql"
 
     def keyword_candidates(
-        self, query: str, search_filter: SearchFilter, limit: int, also: Others = ()
+        self, query: str, search_filter: SearchFilter, limit: int, also: Others | None = None
     ) -> list[tuple[int, float]]:
         from memories.search import postgres
 

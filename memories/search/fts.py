@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import connection
 
 from memories.constants import Status
-from memories.search.backends import Others, resolve_others
+from memories.search.backends import Others
 from memories.search.filters import SearchFilter
 from memories.search.state import StateCache
 from memories.search.tokens import query_tokens
@@ -128,11 +128,11 @@ def _expression(tokens: list[str]) -> str:
 
 
 def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Others = ()
+    query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Others | None = None
 ) -> list[tuple[int, float]]:
     """(memory id, positive bm25 score): the best `limit`, best first, then the scores of
-    any of `also` (the other arms' candidates, or a function returning them, called once
-    the best rows are in) that matched but ranked lower. Never raises
+    those of the other arms' candidates that matched but ranked lower (`also` returns them;
+    it is called once the keyword rows are all read). Never raises
     on user input: the match expression is built from quoted tokens only and bound as a
     parameter."""
     budget = SCORED_ROWS_BUDGET if budget is None else budget
@@ -177,10 +177,16 @@ def keyword_candidates(
             # Every planned match is scored anyway, so the other arms' candidates get their
             # bm25 from the rest of the rows (those outside the plan's recency window stay
             # unscored), through the same filter as every other keyword row.
-            wanted = set(resolve_others(also)).difference(memory_id for memory_id, _ in found[:limit])
+            if also is None:
+                return found[:limit]
+            # Read to the end first, which ends the statement and its read snapshot: the
+            # other arms read the database too (the entity arm refreshes the index), and
+            # inside an older snapshot that refresh would reload the index backwards.
+            scored = cursor.fetchall()
+            wanted = set(also()).difference(memory_id for memory_id, _ in found[:limit])
             if not wanted:
                 return found[:limit]
-            tail = [(int(row[0]), -float(row[1])) for row in cursor.fetchall() if int(row[0]) in wanted]
+            tail = [(int(row[0]), -float(row[1])) for row in scored if int(row[0]) in wanted]
             admitted = vector_index.admit([memory_id for memory_id, _ in tail], search_filter, refresh=False) if tail else []
             rest = [row for row in found[limit:] if row[0] in wanted]
             rest.extend(row for row, ok in zip(tail, admitted or [False] * len(tail), strict=True) if ok)

@@ -112,14 +112,17 @@ def hybrid_search(
     backend = get_search_backend()
     prepared = prepare_query(query, strip_questions=config.strip_questions)
     vector_weight, keyword_weight = config.weights_for(prepared.language)
-    vector_result: Callable[[], list[tuple[int, float]]] = list
+    vector_result: Callable[[], list[tuple[int, float]]] = list  # no vector arm: no hits
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()
         fitted = embed_query_cached(prepared.vector_text)
         query_vector = fitted.vector
         embed_ms = (time.perf_counter() - t0) * 1000
-        # Runs beside the entity and keyword arms where the backend can (SQLite).
-        vector_result = backend.start_vector_candidates(query_vector, search_filter, config.candidates)
+        if mode == "hybrid":
+            # Runs beside the keyword arm where the backend can (SQLite).
+            vector_result = backend.start_vector_candidates(query_vector, search_filter, config.candidates)
+        else:
+            vector_result = functools.partial(list, backend.vector_candidates(query_vector, search_filter, config.candidates))
     vector_hits = functools.cache(lambda: dict(vector_result()))
     cut = {"query_truncated": fitted.truncated, "query_chars_embedded": fitted.chars, "query_embedding": fitted.cost()} if fitted else {}
     entity_hits = functools.cache(
@@ -127,10 +130,10 @@ def hybrid_search(
     )
     if mode in ("hybrid", "keyword"):
         # The other arms' candidates get their keyword scores too (complete_keyword_scores).
-        # The keyword arm asks for them once its own rows are in: the vector arm has had
-        # the whole bm25 statement to finish, and the entity arm's Python did not contend
-        # with it for the GIL.
-        also = (lambda: [*vector_hits(), *entity_hits()]) if mode == "hybrid" and config.complete_keyword_scores else ()
+        # The keyword arm asks for them once its own rows are all read: the vector arm has
+        # had the whole bm25 statement to finish, and the entity arm's Python did not
+        # contend with it for the GIL.
+        also = (lambda: [*vector_hits(), *entity_hits()]) if mode == "hybrid" and config.complete_keyword_scores else None
         keyword = dict(backend.keyword_candidates(prepared.keyword_text, search_filter, config.candidates, also=also))
     vector, entity = vector_hits(), entity_hits()
     candidate_ids = list(dict.fromkeys([*vector, *keyword, *entity]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from django.db import connection
 
-from memories.search.backends import Others, resolve_others
+from memories.search.backends import Others
 from memories.search.filters import SearchFilter
 from memories.search.fts import filter_sql
 from memories.search.tokens import query_tokens
@@ -24,10 +24,11 @@ def vector_literal(vector: np.ndarray) -> str:
 
 
 def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, also: Others = ()
+    query: str, search_filter: SearchFilter, limit: int = 50, also: Others | None = None
 ) -> list[tuple[int, float]]:
-    """(memory id, ts_rank): the best `limit`, then the scores of any of `also` (the other
-    arms' candidates, already inside the filter) that matched but ranked lower."""
+    """(memory id, ts_rank): the best `limit`, then the scores of those of the other arms'
+    candidates (`also` returns them, already inside the filter) that matched but ranked
+    lower."""
     tokens = query_tokens(query)
     if not tokens:
         return []
@@ -39,7 +40,7 @@ def keyword_candidates(
     with connection.cursor() as cursor:
         cursor.execute(f"{tsquery}{rank}AND {where} ORDER BY rank DESC, m.id LIMIT %s", [*tokens, *params, limit])
         ranked = [(int(row[0]), float(row[1])) for row in cursor.fetchall()]
-        wanted = set(resolve_others(also)).difference(memory_id for memory_id, _ in ranked)
+        wanted = set(also()).difference(memory_id for memory_id, _ in ranked) if also is not None else set()
         if wanted:
             cursor.execute(f"{tsquery}{rank}AND m.id = ANY(%s) AND {where}", [*tokens, sorted(wanted), *params])
             ranked += sorted(((int(row[0]), float(row[1])) for row in cursor.fetchall()), key=lambda row: -row[1])

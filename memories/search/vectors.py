@@ -116,6 +116,9 @@ class VectorIndex:
         self._scope_rows: dict[int, np.ndarray] = {}
         self._sorted_ids: np.ndarray | None = None
         self._sorted_rows = np.zeros(0, dtype=np.int64)
+        # (generation, epoch, model, dim) the rows reflect, when nothing is tentative: the
+        # lock-free check at the start of refresh. None while a refresh is changing them.
+        self._clean: tuple[int, int, str, int] | None = None
 
     # -- loading ---------------------------------------------------------------
     def _code(self, vocab: str, value: str | None) -> int:
@@ -185,18 +188,13 @@ class VectorIndex:
         embedder = get_embedder()
         generation, epoch = read_search_state()
         in_transaction = connection.in_atomic_block
-        if (
-            not in_transaction
-            and (generation, epoch) == (self._generation, self._epoch)
-            and self._rows is not None
-            and not self._tentative_ids
-            and not self._tentative_all
-            and (embedder.model_name, embedder.dimension) == (self._model, self._dim)
-        ):
+        if not in_transaction and self._clean == (generation, epoch, embedder.model_name, embedder.dimension):
             # Nothing moved: no need to wait for the lock, which a search running on the
-            # worker thread (search_soon) may hold for a millisecond or two.
+            # worker thread (search_soon) may hold for a millisecond or two. One attribute,
+            # set last and cleared first under the lock, so this never sees half a refresh.
             return
         with self._lock:
+            self._clean = None
             model_changed = (embedder.model_name, embedder.dimension) != (self._model, self._dim)
             needs_full = (
                 model_changed
@@ -233,6 +231,8 @@ class VectorIndex:
                 self._generation, self._epoch = generation, epoch
             elif needs_full:
                 self._generation, self._epoch = -1, epoch
+            if not in_transaction and not self._tentative_ids and not self._tentative_all:
+                self._clean = (generation, epoch, self._model, self._dim)
 
     def _build_first_pass(self) -> None:
         rows = self._rows
@@ -366,8 +366,8 @@ class VectorIndex:
     ) -> list[tuple[int, float]]:
         with self._lock:
             rows = self._rows
-            assert rows is not None
-            if not len(rows.ids) or limit < 1:
+            # None only if invalidated since the caller's refresh (a restore): no rows to rank.
+            if rows is None or not len(rows.ids) or limit < 1:
                 return []
             if exact:
                 at = np.flatnonzero(self.mask(search_filter))
@@ -462,22 +462,36 @@ class VectorIndex:
 
     def invalidate(self) -> None:
         with self._lock:
+            self._clean = None
             self._rows = None
             self._scope_rows = {}
             self._sorted_ids = None
             self._epoch = -1
 
 
-_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def _worker() -> ThreadPoolExecutor:
-    """The process's search thread. One is enough: searches take the index lock in turn.
-    Made again after a fork (a qcluster worker), whose child inherits no threads."""
+    """The process's search thread. One is enough: searches take the index lock in turn."""
     global _pool
-    if _pool is None or _pool[0] != os.getpid():
-        _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-search"))
-    return _pool[1]
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-search")
+        return _pool
+
+
+def _after_fork_in_child() -> None:
+    # A forked child (a qcluster worker) inherits no threads, but it does inherit locks in
+    # whatever state the parent's threads left them: the worker may have held the index
+    # lock mid-search. Start the child with fresh ones and a pool of its own.
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+    vector_index._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _timestamp(value) -> float:

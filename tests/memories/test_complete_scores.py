@@ -33,7 +33,7 @@ def test_other_arms_candidates_get_the_keyword_lists_scores(make_memory):
     backend = get_search_backend()
     full = dict(backend.keyword_candidates("出价 预算", SearchFilter(), 50))
     assert set(full) == set(ids)
-    top_two = backend.keyword_candidates("出价 预算", SearchFilter(), 2, also=[*ids, other])
+    top_two = backend.keyword_candidates("出价 预算", SearchFilter(), 2, also=lambda: [*ids, other])
     # The best two first, then every other matching candidate with the score it has in the
     # full list; a candidate that matches no word of the query stays unscored.
     assert [memory_id for memory_id, _ in top_two[:2]] == list(full)[:2]

@@ -1,7 +1,12 @@
 """The search's parallel parts: the vector arm on its worker thread beside the keyword arm,
 the other arms' candidates handed to the keyword arm late, BLAS held to one thread, and the
 result rows read in one statement with their category paths."""
+import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -11,7 +16,7 @@ from threadpoolctl import threadpool_info
 from memories.embeddings import get_embedder
 from memories.models import Category
 from memories.search import vectors
-from memories.search.backends import get_search_backend
+from memories.search.backends import SQLiteBackend, get_search_backend
 from memories.search.filters import SearchFilter
 from memories.search.vectors import VectorIndex, vector_index
 from memories.selectors import _result_rows, memory_search
@@ -67,36 +72,103 @@ def test_an_organisation_filter_is_searched_in_the_callers_thread(store, search_
     assert {m for m, _ in hits} <= set(store)
 
 
-def test_the_keyword_arm_takes_the_other_arms_when_its_own_rows_are_in(store):
+def test_the_keyword_arm_asks_for_the_other_arms_after_its_bm25_statement(store):
     backend = get_search_backend()
-    given = backend.keyword_candidates("出价 预算", SearchFilter(), 1, also=store)
-    calls = []
+    given = backend.keyword_candidates("出价 预算", SearchFilter(), 1, also=lambda: store)
+    asked_after: list[list[str]] = []
 
     def late():
-        calls.append(1)
+        asked_after.append([q["sql"] for q in queries.captured_queries])
         return store
 
-    assert backend.keyword_candidates("出价 预算", SearchFilter(), 1, also=late) == given
-    assert calls == [1]
+    with CaptureQueriesContext(connection) as queries:
+        assert backend.keyword_candidates("出价 预算", SearchFilter(), 1, also=late) == given
+    assert len(asked_after) == 1
+    if connection.vendor == "sqlite":
+        assert any("bm25(" in sql for sql in asked_after[0])
     assert len(given) > 1, "the other arms' candidates were scored"
 
 
-def test_a_hybrid_search_ranks_the_same_twice_and_keeps_to_its_scope(store):
-    first = memory_search(query="出价 预算", advertisers=("brand_A",), top_k=10, record_access=False)
-    second = memory_search(query="出价 预算", advertisers=("brand_A",), top_k=10, record_access=False)
-    assert [r.memory.pk for r in first.results] == [r.memory.pk for r in second.results]
-    assert first.results and all(r.memory.advertiser in ("brand_A", None) for r in first.results)
-    assert all(r.explain["vector"] > 0 for r in first.results)
+def test_another_requests_write_during_a_search_never_reloads_the_index_backwards():
+    # The entity arm refreshes the index; if it ran while the keyword arm's statement still
+    # held its read snapshot, it would read an older search state than another thread had
+    # already loaded and reload all rows. The script makes that other thread write then.
+    script = Path(__file__).parent / "scripts" / "snapshot_race.py"
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["hits"] > 0
+    assert "full" not in report["fetches"], report
+    assert report["fetches"] == ["since"], report  # only the other request's own refresh
 
 
-def test_the_worker_is_made_again_in_a_forked_child(monkeypatch):
-    parent = vectors._worker()
-    assert vectors._worker() is parent
-    # A forked child inherits the parent's executor object but none of its threads.
-    monkeypatch.setattr(vectors, "_pool", (-1, parent))
-    child = vectors._worker()
-    assert child is not parent
-    assert child.submit(lambda: 42).result() == 42
+def test_hybrid_search_ranks_as_the_arms_one_after_another_would(store, monkeypatch):
+    queries = [("出价 预算", None), ("出价怎么调", ("brand_A",)), ("素材 CPM", ("brand_B",))]
+    concurrent = [memory_search(query=q, advertisers=a, top_k=10, record_access=False) for q, a in queries]
+
+    def inline(self, query_vector, search_filter, limit):
+        hits = self.vector_candidates(query_vector, search_filter, limit)
+        return lambda: hits
+
+    monkeypatch.setattr(SQLiteBackend, "start_vector_candidates", inline)
+    sequential = [memory_search(query=q, advertisers=a, top_k=10, record_access=False) for q, a in queries]
+    for one, other in zip(concurrent, sequential, strict=True):
+        assert [(r.memory.pk, r.explain) for r in one.results] == [(r.memory.pk, r.explain) for r in other.results]
+        # Equal but for the recency factor's clock, a moment later in the second run.
+        assert [r.score for r in one.results] == pytest.approx([r.score for r in other.results], rel=1e-6)
+    assert all(response.results for response in concurrent)
+    assert all(r.memory.advertiser in ("brand_A", None) for r in concurrent[1].results)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_searches_with_a_worker_and_lock_of_its_own():
+    vectors._worker().submit(lambda: None).result()  # the parent's worker exists
+    read, write = os.pipe()
+    with vector_index._lock:  # as if the parent's worker were mid-search at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: never returns to pytest
+            try:
+                with vector_index._lock:
+                    answer = vectors._worker().submit(lambda: threading.current_thread().name).result(timeout=10)
+                os.write(write, answer.encode())
+            finally:
+                os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    answer = os.read(read, 100).decode()
+    os.close(read)
+    assert os.WIFEXITED(status) and answer.startswith("vector-search")
+
+
+def _refresh_in_another_thread() -> threading.Thread:
+    def refresh():
+        try:
+            vector_index.refresh()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=refresh, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refresh_with_nothing_new_does_not_wait_for_a_running_search(make_memory):
+    make_memory("冷启动阶段先用成本上限出价", advertiser="brand_A")
+    vector_index.refresh()  # committed, outside any transaction: the index is clean
+    with vector_index._lock:  # a search holds the index
+        quick = _refresh_in_another_thread()
+        quick.join(timeout=10)
+        assert not quick.is_alive(), "a refresh with nothing new must not wait for the lock"
+
+    fresh = make_memory("素材疲劳时先换素材", advertiser="brand_A")
+    with vector_index._lock:
+        waiting = _refresh_in_another_thread()
+        waiting.join(timeout=0.5)
+        assert waiting.is_alive(), "a refresh with a new row to load must wait for the lock"
+    waiting.join(timeout=10)
+    assert not waiting.is_alive()
+    assert fresh.pk in {m for m, _ in vector_index.search(get_embedder().embed_query("素材"), SearchFilter(), 10)}
 
 
 def test_blas_runs_on_one_thread_in_the_service():
