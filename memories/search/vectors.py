@@ -409,12 +409,11 @@ class VectorIndex:
             rows = self._rows
             if rows is None:
                 return {}
-            out = {}
-            for memory_id in memory_ids:
-                at = self._row_of.get(memory_id)
-                if at is not None and rows.has_vector[at]:
-                    out[memory_id] = rows.matrix[at]
-            return out
+            return {memory_id: rows.matrix[at] for memory_id, at in self._held(memory_ids) if rows.has_vector[at]}
+
+    def _held(self, memory_ids: list[int]) -> list[tuple[int, int]]:
+        """(memory id, row) of the ids the index holds; call with the lock held."""
+        return [(memory_id, at) for memory_id in memory_ids if (at := self._row_of.get(memory_id)) is not None]
 
     def admit(self, memory_ids: list[int], search_filter: SearchFilter, *, refresh: bool = True) -> list[bool] | None:
         """For each id, whether its row passes the structured filter (with or without a
@@ -453,12 +452,7 @@ class VectorIndex:
             rows = self._rows
             if rows is None:
                 return {}
-            out = {}
-            for memory_id in memory_ids:
-                at = self._row_of.get(memory_id)
-                if at is not None:
-                    out[memory_id] = (float(rows.importance[at]), float(rows.created[at]))
-            return out
+            return {memory_id: (float(rows.importance[at]), float(rows.created[at])) for memory_id, at in self._held(memory_ids)}
 
     def invalidate(self) -> None:
         with self._lock:
