@@ -154,6 +154,8 @@ def _refresh_in_another_thread() -> threading.Thread:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_refresh_with_nothing_new_does_not_wait_for_a_running_search(make_memory):
+    if connection.vendor != "sqlite":
+        pytest.skip("the in-process index follows SQLite's trigger-kept search state")
     make_memory("冷启动阶段先用成本上限出价", advertiser="brand_A")
     vector_index.refresh()  # committed, outside any transaction: the index is clean
     with vector_index._lock:  # a search holds the index
