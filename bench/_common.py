@@ -106,4 +106,5 @@ def every_core_blas() -> AbstractContextManager:
     all, the strongest form of that baseline."""
     from threadpoolctl import threadpool_limits
 
-    return threadpool_limits(limits=len(os.sched_getaffinity(0)), user_api="blas")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return threadpool_limits(limits=cores, user_api="blas")

@@ -45,10 +45,10 @@ def _address_allowed(address: str) -> bool:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        # A server bound to :: on a dual-stack host sees an IPv4 client as ::ffff:a.b.c.d.
-        ip = ip.ipv4_mapped
-    return any(ip.version == net.version and ip in net for net in allowed_networks())
+    # A server bound to :: on a dual-stack host sees an IPv4 client as ::ffff:a.b.c.d; it
+    # may be listed either way.
+    forms = [ip, *([ip.ipv4_mapped] if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else [])]
+    return any(form.version == net.version and form in net for form in forms for net in allowed_networks())
 
 
 def _token_ok(request: HttpRequest) -> bool:

@@ -96,8 +96,9 @@ def memory_search(
 
 # The category node's fields that come with a result row (a result shows its path;
 # str(node) reads the advertiser). They need no conversion from the database, so they can
-# ride along as extra columns; the node's counts, summary and time load on access.
-_NODE_FIELDS = ("id", "advertiser", "name", "path", "parent", "depth")
+# ride along as extra columns; the node's counts, summary and time load on access. In the
+# model's field order, the order Model.from_db expects.
+_NODE_FIELDS = tuple(f.name for f in Category._meta.concrete_fields if f.name in {"id", "advertiser", "name", "path", "parent", "depth"})
 
 
 @functools.cache

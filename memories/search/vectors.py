@@ -194,6 +194,11 @@ class VectorIndex:
             # set last and cleared first under the lock, so this never sees half a refresh.
             return
         with self._lock:
+            if not in_transaction:
+                # Read again now that the lock is ours: another thread may have loaded a
+                # newer state while we waited, and the number read before would then look
+                # like a step back and force a full reload.
+                generation, epoch = read_search_state()
             self._clean = None
             model_changed = (embedder.model_name, embedder.dimension) != (self._model, self._dim)
             needs_full = (
@@ -482,6 +487,10 @@ def _after_fork_in_child() -> None:
     # lock mid-search. Start the child with fresh ones and a pool of its own.
     global _pool, _pool_lock
     _pool, _pool_lock = None, threading.Lock()
+    if vector_index._lock.locked():
+        # Held by a parent thread at the fork: perhaps a refresh halfway through patching
+        # the arrays. Load everything afresh rather than trust them.
+        vector_index._rows, vector_index._clean, vector_index._epoch = None, None, -1
     vector_index._lock = threading.Lock()
 
 

@@ -106,3 +106,10 @@ def test_an_ipv4_client_of_a_dual_stack_server_is_judged_by_its_ipv4_address(db,
     monkeypatch.setenv("LINGIX_METRICS_ALLOW", "203.0.113.0/24")
     assert client.get("/metrics", REMOTE_ADDR="::ffff:203.0.113.9").status_code == 200
     assert client.get("/metrics", REMOTE_ADDR="::ffff:127.0.0.1").status_code == 403
+
+
+def test_an_allow_list_written_in_ipv4_mapped_form_still_matches(db, monkeypatch):
+    monkeypatch.setenv("LINGIX_METRICS_ALLOW", "::ffff:10.0.3.0/120")
+    client = Client()
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:10.0.3.7").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="::ffff:10.0.4.7").status_code == 403
