@@ -6,9 +6,9 @@ from pathlib import Path
 
 import dj_database_url
 
-# numpy's BLAS would start a thread team per process; our matrices are small enough that
-# the spinning costs more than it saves when several processes share the machine.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# The bundled embedder's OpenMP team spins between calls; one thread per process costs
+# less when several processes share the machine. (numpy's BLAS is held to one thread in
+# memories.apps, which works whatever was imported first.)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 BASE_DIR = Path(__file__).resolve().parent.parent

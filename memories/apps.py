@@ -20,7 +20,9 @@ def _one_blas_thread() -> None:
     """Searches multiply small matrices (a few thousand rows); a BLAS thread pool gains
     nothing there, and its threads spin on after each call, taking the core that the
     vector arm (memories.search.vectors.search_soon) and other requests need. At 100k
-    memories one search cost 14.5 ms of CPU with the pool and 7 ms without (bench.latency)."""
+    memories one search cost 14.5 ms of CPU with the pool and 7 ms without (bench.latency).
+    Set here rather than by OPENBLAS_NUM_THREADS, which binds only if it is set before
+    numpy loads: the benches imported numpy first, and searched with a pool for it."""
     import numpy  # noqa: F401  threadpoolctl limits only the libraries already loaded
     from threadpoolctl import threadpool_limits
 
