@@ -1,5 +1,6 @@
 """API tokens in the admin. Creating one goes through the service and shows the secret on
 a page of its own, once; it is never stored, put in a message or logged."""
+
 from __future__ import annotations
 
 from django import forms
@@ -44,12 +45,30 @@ class ApiTokenCreateForm(forms.ModelForm):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ["name", "prefix", "scope_display", "can_review", "trusted_sources", "revoked", "last_used_at", "created_by_name", "created_at"]
+    list_display = [
+        "name",
+        "prefix",
+        "scope_display",
+        "can_review",
+        "trusted_sources",
+        "revoked",
+        "last_used_at",
+        "created_by_name",
+        "created_at",
+    ]
     list_filter = ["revoked", "all_advertisers", "can_review"]
     search_fields = ["name", "prefix"]
     actions = ["revoke_tokens"]
     readonly_fields = [
-        "name", "prefix", "advertisers", "all_advertisers", "can_review", "revoked", "created_by_name", "created_at", "last_used_at",
+        "name",
+        "prefix",
+        "advertisers",
+        "all_advertisers",
+        "can_review",
+        "revoked",
+        "created_by_name",
+        "created_at",
+        "last_used_at",
     ]
 
     @admin.display(description=_("scope"))

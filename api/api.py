@@ -1,5 +1,6 @@
 """The agent API, mounted at /api/v1/. Each endpoint checks the token's scope, then
 calls one selector or service; errors are mapped to 4xx JSON in one place (errors.py)."""
+
 from __future__ import annotations
 
 from django.utils import timezone
@@ -16,6 +17,7 @@ from api.parser import StrictJsonParser
 from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
 from api.renderer import Utf8JSONRenderer
 from api.schemas import (
+    TRIGGER_OPENAPI_EXAMPLES,
     DecisionOut,
     ErrorOut,
     IngestIn,
@@ -28,7 +30,6 @@ from api.schemas import (
     SearchIn,
     SearchOut,
     StatusOut,
-    TRIGGER_OPENAPI_EXAMPLES,
     TriggerIn,
 )
 from api.security import TokenAuth, TokenRateThrottle, scope_for, write_advertiser
@@ -46,7 +47,7 @@ api = DocumentedNinjaAPI(
         "Governed long-term memory for advertising agents. Every call needs "
         "`Authorization: Bearer <token>` (create one with `manage.py memory token create`). "
         "A token reads and writes only its advertisers; reads also see global memories. "
-        "Errors are JSON `{\"detail\": …}`. Limits: 256 KiB bodies (413), queries up to 2000 "
+        'Errors are JSON `{"detail": …}`. Limits: 256 KiB bodies (413), queries up to 2000 '
         "characters (the embedder reads the first 96 tokens; `query_truncated` says when it cut), "
         "`top_k` 1-50, strict JSON (no NaN/Infinity, integers within 64 bits, nesting up to 32, "
         "no lone surrogates: 422 naming the JSON path), a per-token rate limit (429 with "
@@ -213,8 +214,13 @@ def ingest(request, payload: IngestIn):
     return _decision(decision, explain=payload.explain)
 
 
-@api.post("/trigger", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="A structured event through the write funnel",
-          openapi_extra=TRIGGER_OPENAPI_EXAMPLES)
+@api.post(
+    "/trigger",
+    response={200: DecisionOut, **COMMON_ERRORS},
+    tags=["write funnel"],
+    summary="A structured event through the write funnel",
+    openapi_extra=TRIGGER_OPENAPI_EXAMPLES,
+)
 def trigger(request, payload: TriggerIn):
     from governance.services import event_trigger
 
@@ -288,9 +294,7 @@ def review_reject(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: R
     item = _reviewable_item(token, item_id)
     payload = payload or ReviewDecisionIn()
     with token_slot(token):
-        decision = reject(
-            item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct
-        )
+        decision = reject(item=item, reviewer=None, reviewer_name=token.actor, note=payload.note, decision_correct=payload.decision_correct)
     return _decision(decision)
 
 

@@ -1,4 +1,5 @@
 """`memory token create|list|revoke`: API tokens for agents. The secret is printed once."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,12 @@ def _token_args(parser) -> None:
     scope.add_argument("--advertisers", help="comma-separated advertisers it may read and write, e.g. brand_A,brand_B")
     scope.add_argument("--all", action="store_true", help="every advertiser, and global memories (operator tokens)")
     create.add_argument("--can-review", action="store_true", help="may approve/reject review items through the API")
-    create.add_argument("--trusted-sources", default="", metavar="human,system",
-                        help="let this token claim source human and/or system (an operator's explicit grant; audited)")
+    create.add_argument(
+        "--trusted-sources",
+        default="",
+        metavar="human,system",
+        help="let this token claim source human and/or system (an operator's explicit grant; audited)",
+    )
     actions.add_parser("list", help="list tokens (never their secrets)")
     revoke = actions.add_parser("revoke", help="revoke a token by name")
     revoke.add_argument("name")
@@ -53,8 +58,12 @@ def _token_run(args) -> dict[str, Any]:
         if not args.all and not advertisers:
             raise CliError("--advertisers needs at least one advertiser (or use --all)")
         token, raw = api_token_create(
-            name=args.name, advertisers=advertisers, all_advertisers=bool(args.all), can_review=args.can_review,
-            trusted_sources=[x for x in args.trusted_sources.split(",") if x.strip()], created_by_name="cli",
+            name=args.name,
+            advertisers=advertisers,
+            all_advertisers=bool(args.all),
+            can_review=args.can_review,
+            trusted_sources=[x for x in args.trusted_sources.split(",") if x.strip()],
+            created_by_name="cli",
         )
         return {"token": raw, **_token_dict(token), "_action": "create"}
     if args.token_action == "list":
@@ -71,10 +80,7 @@ def _token_line(t: dict[str, Any]) -> str:
     if t["trusted_sources"]:
         rights.append("trusted sources: " + ",".join(t["trusted_sources"]))
     last_used = display_local(parse_datetime(t["last_used_at"])) if t["last_used_at"] else "never"
-    return (
-        f"{t['name']:<24} {t['prefix']}…  {scope}  {'  '.join(rights)}"
-        f"{'  REVOKED' if t['revoked'] else ''}  last used: {last_used}"
-    )
+    return f"{t['name']:<24} {t['prefix']}…  {scope}  {'  '.join(rights)}{'  REVOKED' if t['revoked'] else ''}  last used: {last_used}"
 
 
 def _token_render(result: dict[str, Any]) -> str:

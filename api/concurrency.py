@@ -6,6 +6,7 @@ them on the embedder, which serves one call at a time. This bound can.
 The count lives in the process: with several web workers each allows the limit, so the
 real bound is workers × limit. That is still per tenant, which is what keeps tenants apart.
 """
+
 from __future__ import annotations
 
 import threading
@@ -29,9 +30,7 @@ class TooManyConcurrent(HttpError):
     """429 with Retry-After (added by errors.py) when a token already has its limit in flight."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(
-            429, f"this token already has {limit} expensive requests in progress; retry when one finishes"
-        )
+        super().__init__(429, f"this token already has {limit} expensive requests in progress; retry when one finishes")
         self.retry_after = RETRY_AFTER_SECONDS
 
 

@@ -3,6 +3,7 @@ drill-down from a memory to the turns it came from (`GET /memories/{id}/source`)
 
 Mounted on the main API (same bearer auth, rate limit and error mapping); scope rules are
 the ones `/ingest` and `/memories/{id}` use."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any
@@ -29,10 +30,12 @@ class TranscriptMessageIn(Schema):
 
 class DistillIn(StrictIn):
     session_id: Annotated[NonBlank, Field(max_length=200)]
-    messages: list[TranscriptMessageIn] | None = Field(None, max_length=MAX_TRANSCRIPT_MESSAGES,
-                                                       description="role-tagged turns; content a string or a list of parts")
+    messages: list[TranscriptMessageIn] | None = Field(
+        None, max_length=MAX_TRANSCRIPT_MESSAGES, description="role-tagged turns; content a string or a list of parts"
+    )
     jsonl: Annotated[Text, Field(max_length=MAX_JSONL_CHARS)] | None = Field(
-        None, description="an OpenClaw session transcript, one JSON object per line (read tolerantly)")
+        None, description="an OpenClaw session transcript, one JSON object per line (read tolerantly)"
+    )
     advertiser: Code | None = Field(None, description="as for /ingest: defaults to the token's advertiser when it has exactly one")
     business_line: Code | None = None
     turn_start: int | None = Field(None, ge=0, description="first turn index to distil (default 0)")

@@ -1,5 +1,6 @@
 """The one place where exceptions become HTTP responses: domain errors are 4xx JSON
 `{"detail": …}`, never a traceback."""
+
 from __future__ import annotations
 
 import logging

@@ -17,6 +17,7 @@ grants, the concurrency slot, the funnel services and the answer shape are share
 copied. A refusal (403 scope, 404, 422 validation) comes back as a tool error naming
 the status. `review_list` and `review_decide` are listed only for tokens created with
 `--can-review`."""
+
 from __future__ import annotations
 
 import contextvars
@@ -65,8 +66,7 @@ class _Caller:
         self.auth = token
 
 
-def _run(operation: Callable[..., Any], *args: Any, schema: type | None = None, values: dict[str, Any] | None = None,
-         **kwargs: Any) -> Any:
+def _run(operation: Callable[..., Any], *args: Any, schema: type | None = None, values: dict[str, Any] | None = None, **kwargs: Any) -> Any:
     """One API operation as the current token, its refusals turned into tool errors. With
     `schema`, the arguments are validated by the endpoint's own input schema first (left-out
     arguments keep its defaults) and passed as the payload."""
@@ -92,8 +92,9 @@ async def _call(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
 
 
 # --- tools ---------------------------------------------------------------------------------
-Advertiser = Annotated[str | None, Field(
-    description="an advertiser in the token's scope; omitted: the token's scope (reads) or its one advertiser (writes)")]
+Advertiser = Annotated[
+    str | None, Field(description="an advertiser in the token's scope; omitted: the token's scope (reads) or its one advertiser (writes)")
+]
 MemoryId = Annotated[int, Field(ge=1, le=MAX_ID, description="a memory id")]
 Turns = Annotated[list[dict[str, Any]] | None, Field(description='role-tagged turns [{"role": "user"|"assistant", "content": str}]')]
 
@@ -125,8 +126,14 @@ async def recall(
     from api.api import recall as operation
     from api.schemas import RecallIn
 
-    values = {"query": query, "messages": messages, "advertiser": advertiser, "budget_tokens": budget_tokens, "top_k": top_k,
-              "force": force}
+    values = {
+        "query": query,
+        "messages": messages,
+        "advertiser": advertiser,
+        "budget_tokens": budget_tokens,
+        "top_k": top_k,
+        "force": force,
+    }
     return await _call(operation, schema=RecallIn, values=values)
 
 
@@ -144,14 +151,27 @@ async def ingest(
     from api.api import ingest as operation
     from api.schemas import IngestIn
 
-    values = {"text": text, "messages": messages, "advertiser": advertiser, "business_line": business_line, "source": source,
-              "layer": layer, "idempotency_key": idempotency_key, "explain": explain}
+    values = {
+        "text": text,
+        "messages": messages,
+        "advertiser": advertiser,
+        "business_line": business_line,
+        "source": source,
+        "layer": layer,
+        "idempotency_key": idempotency_key,
+        "explain": explain,
+    }
     return await _call(operation, schema=IngestIn, values=values)
 
 
 async def trigger(
-    event_type: Annotated[str, Field(description="user_feedback, strategy_execution, environment_change, rule_update, anomaly_pattern, "
-                                                 "performance_optimization, cross_domain_correlation or periodic_pattern")],
+    event_type: Annotated[
+        str,
+        Field(
+            description="user_feedback, strategy_execution, environment_change, rule_update, anomaly_pattern, "
+            "performance_optimization, cross_domain_correlation or periodic_pattern"
+        ),
+    ],
     summary: str = "",
     data: Annotated[dict[str, Any] | None, Field(description="the event's structured fields (see /api/v1/docs for each type)")] = None,
     advertiser: Advertiser = None,
@@ -165,8 +185,17 @@ async def trigger(
     from api.api import trigger as operation
     from api.schemas import TriggerIn
 
-    values = {"event_type": event_type, "summary": summary, "data": data, "advertiser": advertiser, "business_line": business_line,
-              "source": source, "layer": layer, "idempotency_key": idempotency_key, "explain": explain}
+    values = {
+        "event_type": event_type,
+        "summary": summary,
+        "data": data,
+        "advertiser": advertiser,
+        "business_line": business_line,
+        "source": source,
+        "layer": layer,
+        "idempotency_key": idempotency_key,
+        "explain": explain,
+    }
     return await _call(operation, schema=TriggerIn, values=values)
 
 
@@ -225,10 +254,18 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
     # "[::1]:8000" splits at the port, not at the first colon of the address.
     host, port = split_domain_port(request.get_host())
     return {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method, "scheme": request.scheme,
-        "path": "/mcp", "raw_path": b"/mcp", "root_path": "", "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
         "headers": [(k.lower().encode("latin-1"), v.encode("latin-1", "replace")) for k, v in request.headers.items()],
-        "server": (host, int(port or 80)), "client": (request.META.get("REMOTE_ADDR", ""), 0),
+        "server": (host, int(port or 80)),
+        "client": (request.META.get("REMOTE_ADDR", ""), 0),
     }
 
 

@@ -21,11 +21,14 @@ class ApiToken(models.Model):
     advertisers = models.JSONField(_("advertisers"), default=list, blank=True)
     all_advertisers = models.BooleanField(_("all advertisers"), default=False)
     can_review = models.BooleanField(
-        _("may decide reviews"), default=False,
+        _("may decide reviews"),
+        default=False,
         help_text=_("Approve or reject review items through the API. Off by default: an agent should not clear its own queue."),
     )
     trusted_sources = models.JSONField(
-        _("trusted sources"), default=list, blank=True,
+        _("trusted sources"),
+        default=list,
+        blank=True,
         help_text=_("Sources beyond user/assistant/agent/tool this token may claim (human, system). Granted by an operator only."),
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -2,6 +2,7 @@
 /api/v1/docs). They are added to the generated schema in one pass, so the endpoint
 declarations stay as they are; an endpoint that already declares examples (trigger,
 one per event type) keeps its own."""
+
 from __future__ import annotations
 
 from typing import Any

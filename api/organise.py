@@ -1,4 +1,5 @@
 """Organised knowledge over the API: the category trees in a token's scope."""
+
 from __future__ import annotations
 
 from typing import Any

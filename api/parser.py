@@ -1,4 +1,5 @@
 """The request body parser of the agent API: strict JSON for every endpoint."""
+
 from __future__ import annotations
 
 from django.http import HttpRequest

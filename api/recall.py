@@ -4,6 +4,7 @@ found as one `<lingix-memory>` block that fits a token budget.
 The block is pasted in front of the agent's prompt, so memory content is treated as
 untrusted data: it is flattened to one line per memory, angle brackets are escaped so
 it cannot close or open the block, and the header tells the model not to obey it."""
+
 from __future__ import annotations
 
 import re
@@ -195,8 +196,9 @@ def _levels(memory: Any) -> list[tuple[str, str]]:
     return levels
 
 
-def render_tiered(hits: list[tuple[Any, float]], *, budget_tokens: int, now: datetime, expand: int = 3,
-                  breadth_share: float = 0.75) -> RenderedBlock:
+def render_tiered(
+    hits: list[tuple[Any, float]], *, budget_tokens: int, now: datetime, expand: int = 3, breadth_share: float = 0.75
+) -> RenderedBlock:
     """Spend the budget on breadth first: ranked memories as one-line abstracts within
     `breadth_share` of the budget, then the best `expand` of them (rank order) grown to
     the longest abstract the room allows, then more one-liners into what is left. Each

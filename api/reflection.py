@@ -1,5 +1,6 @@
 """Bridge to the reflection service, which is built with the lifecycle jobs. Until it is
 importable the endpoint answers 503 with a clear message instead of failing."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """The API's JSON: Chinese as UTF-8 (not \\u escapes), times in the configured zone with
 their offset (ISO 8601), so an agent and a person reading the same answer see one clock."""
+
 from __future__ import annotations
 
 import json

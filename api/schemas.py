@@ -1,5 +1,6 @@
 """Request (In) and response (Out) shapes of the agent API. The bounds here are the
 API's input limits: anything outside them is a 422 before any service runs."""
+
 from __future__ import annotations
 
 import json
@@ -118,7 +119,8 @@ class SearchIn(StrictIn):
     top_k: int = Field(5, ge=1, le=MAX_TOP_K)
     kind: MemoryKindCode | None = Field(None, description="episodic (what happened) or semantic (what holds)")
     category: Annotated[str, Field(min_length=1, max_length=255)] | None = Field(
-        None, description="a category path and its subtree, e.g. 医药OTC › 冷启动 (also 医药OTC/冷启动)")
+        None, description="a category path and its subtree, e.g. 医药OTC › 冷启动 (also 医药OTC/冷启动)"
+    )
     mode: Literal["fast", "deep"] = Field(
         "fast", description="fast: one hybrid ranking; deep: sub-queries fused and reranked (slower, better recall)"
     )
@@ -188,7 +190,9 @@ class DecisionOut(BaseModel):
     # A plain pydantic model: ninja's Schema would drop the extra keys the services add.
     model_config = ConfigDict(extra="allow")
 
-    action: str = PydanticField(..., description="WRITE, UPDATE, REJECT or PENDING_REVIEW (a review acknowledgement may echo the event's action)")
+    action: str = PydanticField(
+        ..., description="WRITE, UPDATE, REJECT or PENDING_REVIEW (a review acknowledgement may echo the event's action)"
+    )
     layer: str | None
     memory_id: int | None
     event_id: int | None
@@ -253,7 +257,8 @@ class RecallIn(StrictIn):
     top_k: int = Field(8, ge=1, le=20)
     force: bool = Field(False, description="retrieve even when the turn looks like chit-chat")
     detail: Literal["tiered", "full"] = Field(
-        "tiered", description="tiered: one-line abstracts first, then the best memories expanded; full: whole memories in rank order")
+        "tiered", description="tiered: one-line abstracts first, then the best memories expanded; full: whole memories in rank order"
+    )
 
 
 class RecallMemoryOut(Schema):
@@ -280,4 +285,6 @@ class RecallOut(Schema):
         default_factory=dict,
         description="cost of embedding the query: ms, cached (LRU hit), tokens read, truncated, chars read",
     )
-    chosen: dict[str, int] = Field(default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit")
+    chosen: dict[str, int] = Field(
+        default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit"
+    )

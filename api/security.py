@@ -1,4 +1,5 @@
 """Bearer-token authentication, advertiser scoping and the per-token rate limit."""
+
 from __future__ import annotations
 
 from django.conf import settings

@@ -1,5 +1,6 @@
 """Writes for API tokens: create (the secret is returned once), revoke, and the
 last-used bookkeeping done on authentication."""
+
 from __future__ import annotations
 
 import hashlib
@@ -101,8 +102,7 @@ def api_token_create(
         event_type="api_token.created",
         actor=creator or "cli",
         target=token,
-        extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review,
-               "trusted_sources": grants},
+        extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review, "trusted_sources": grants},
     )
     return token, raw
 

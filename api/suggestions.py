@@ -1,5 +1,6 @@
 """GET /api/v1/suggestions: open suggestions (an L3 signal and the L2 strategies and L4
 templates that apply to it) inside the token's scope."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -51,8 +52,11 @@ ERRORS = {code: ErrorOut for code in (400, 401, 403, 422, 429, 503)}
 
 
 @router.get("", response={200: SuggestionListOut, **ERRORS}, summary="Open suggestions: a signal and the playbooks that apply")
-def suggestions_list(request, advertiser: str | None = Query(None, min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$"),
-                     limit: int = Query(50, ge=1, le=200)) -> dict[str, Any]:
+def suggestions_list(
+    request,
+    advertiser: str | None = Query(None, min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$"),
+    limit: int = Query(50, ge=1, le=200),
+) -> dict[str, Any]:
     from governance.selectors import suggestion_dict, suggestions_open
 
     advertisers = scope_for(request.auth, advertiser)

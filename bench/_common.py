@@ -1,5 +1,6 @@
 """What every benchmark shares: a throwaway SQLite database migrated for real, progress on
 stderr, one JSON document on stdout."""
+
 from __future__ import annotations
 
 import atexit

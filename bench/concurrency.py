@@ -11,6 +11,7 @@ the API returned exists as an event whose stored text hashes to what was sent, a
 WRITE/UPDATE names a memory that exists, links back to that event and whose content hash
 is right); zero duplicates for repeated idempotency keys (one event per key, every reply
 carrying the same event id). Exit code 0 only when all hold."""
+
 from __future__ import annotations
 
 import argparse
@@ -42,7 +43,9 @@ def _sha(text: str) -> str:
 
 def _request(base: str, token: str, method: str, path: str, body: dict | None) -> tuple[int, Any, float]:
     data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    req = urllib.request.Request(
+        base + path, data=data, method=method, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    )
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
@@ -86,14 +89,27 @@ def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
                 "advertiser": advertiser,
                 "summary": summary,
                 "source": "tool",
-                "data": {"strategy_used": "三阶段出价", "target_metric": {"roi": 3.0}, "actual_metric": {"roi": 3.4}, "conditions": "冷启动期", "cause": "分时段出价"},
+                "data": {
+                    "strategy_used": "三阶段出价",
+                    "target_metric": {"roi": 3.0},
+                    "actual_metric": {"roi": 3.4},
+                    "conditions": "冷启动期",
+                    "cause": "分时段出价",
+                },
             }
             status, payload, seconds = _request(base, token, "POST", "/api/v1/trigger", body)
             records.append({"kind": "trigger", "status": status, "seconds": seconds, "reply": payload})
         else:
             body = {"query": f"{product} 出价 预算", "advertiser": advertiser, "top_k": 5}
             status, payload, seconds = _request(base, token, "POST", "/api/v1/search", body)
-            records.append({"kind": "search", "status": status, "seconds": seconds, "scoped": all(r.get("advertiser") in (advertiser, None) for r in (payload or {}).get("results", []))})
+            records.append(
+                {
+                    "kind": "search",
+                    "status": status,
+                    "seconds": seconds,
+                    "scoped": all(r.get("advertiser") in (advertiser, None) for r in (payload or {}).get("results", [])),
+                }
+            )
     return records
 
 
@@ -139,13 +155,34 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
     manage = [python, str(REPO / "manage.py")]
     subprocess.run([*manage, "migrate", "--noinput"], env=env, check=True, capture_output=True, cwd=REPO)
     subprocess.run([*manage, "memory", "seed-demo"], env=env, check=True, capture_output=True, cwd=REPO)
-    created = subprocess.run([*manage, "memory", "token", "create", "--name", "bench", "--all", "--json"], env=env, check=True, capture_output=True, cwd=REPO, text=True)
+    created = subprocess.run(
+        [*manage, "memory", "token", "create", "--name", "bench", "--all", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        cwd=REPO,
+        text=True,
+    )
     token = json.loads(created.stdout)["token"]
     port = free_port()
     log = open(workdir / "gunicorn.log", "w")
     server = subprocess.Popen(
-        [str(Path(python).with_name("gunicorn")), "lingix_site.wsgi", "-w", str(workers), "--threads", "4", "-b", f"127.0.0.1:{port}", "--timeout", "120"],
-        env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+        [
+            str(Path(python).with_name("gunicorn")),
+            "lingix_site.wsgi",
+            "-w",
+            str(workers),
+            "--threads",
+            "4",
+            "-b",
+            f"127.0.0.1:{port}",
+            "--timeout",
+            "120",
+        ],
+        env=env,
+        cwd=REPO,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -193,8 +230,10 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
         "scope_violations": sum(1 for r in records if r["kind"] == "search" and not r.get("scoped", True)),
         "actions": dict(Counter(r["reply"]["action"] for r in records if r["kind"] != "search" and r["status"] == 200)),
         "latency_ms": {
-            kind: {"p50": round(percentile([r["seconds"] * 1000 for r in records if r["kind"] == kind], 50), 1),
-                   "p95": round(percentile([r["seconds"] * 1000 for r in records if r["kind"] == kind], 95), 1)}
+            kind: {
+                "p50": round(percentile([r["seconds"] * 1000 for r in records if r["kind"] == kind], 50), 1),
+                "p95": round(percentile([r["seconds"] * 1000 for r in records if r["kind"] == kind], 95), 1),
+            }
             for kind in ("ingest", "trigger", "search")
         },
         "lost_writes": audit["problem_count"],
@@ -202,7 +241,14 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
         "events_checked": audit["events_checked"],
         "problems": audit["problems"],
     }
-    result["ok"] = not (result["server_errors_5xx"] or result["transport_errors"] or result["lost_writes"] or result["duplicate_idempotency_keys"] or result["database_locked_in_log"] or result["scope_violations"])
+    result["ok"] = not (
+        result["server_errors_5xx"]
+        or result["transport_errors"]
+        or result["lost_writes"]
+        or result["duplicate_idempotency_keys"]
+        or result["database_locked_in_log"]
+        or result["scope_violations"]
+    )
     return result
 
 
@@ -211,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--processes", type=int, default=8, help="client processes (default 8)")
     parser.add_argument("--calls", type=int, default=500, help="requests per client process (default 500)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    parser.add_argument("--database-url-from-env", action="store_true", help="use DATABASE_URL (e.g. PostgreSQL) instead of a throwaway SQLite file")
+    parser.add_argument(
+        "--database-url-from-env", action="store_true", help="use DATABASE_URL (e.g. PostgreSQL) instead of a throwaway SQLite file"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     result = run(processes=args.processes, calls=args.calls, workers=args.workers, use_env_database=args.database_url_from_env)

@@ -7,6 +7,7 @@ keyed by everything that shapes the corpus (size, base texts, noise, seed), so a
 generator never reuses a stale file. bench.latency itself still imports for real, because
 it times the import.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -5,6 +5,7 @@ these shared cores and changes nothing. The cache sits in front of the real embe
 miss calls it, a hit returns the vector it produced before), keyed by the embedder's model
 name, the side (passage or query) and the exact text, in a SQLite file under .cache/.
 `--no-embed-cache` on a benchmark turns it off."""
+
 from __future__ import annotations
 
 import hashlib

@@ -9,6 +9,7 @@ imported through governance.imports, so its entity links come from the real writ
 
     python -m bench.entities --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,8 +84,13 @@ def run(progress: Progress) -> dict[str, Any]:
     key_of = build_store(rows)
     progress(f"imported and linked {len(key_of)} documents in {time.perf_counter() - t0:.1f}s")
     off = replace(DEFAULT_RANKING, entity_weight=0.0)
-    doc: dict[str, Any] = {"documents": len(key_of), "entities": Entity.objects.count(), "entity_links": MemoryEntity.objects.count(),
-                           "relations": Relation.objects.count(), "sets": {}}
+    doc: dict[str, Any] = {
+        "documents": len(key_of),
+        "entities": Entity.objects.count(),
+        "entity_links": MemoryEntity.objects.count(),
+        "relations": Relation.objects.count(),
+        "sets": {},
+    }
     for name, queries in query_sets.items():
         on_row = evaluate(queries, key_of, DEFAULT_RANKING)
         off_row = evaluate(queries, key_of, off)
@@ -100,14 +106,18 @@ def run(progress: Progress) -> dict[str, Any]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [f"entity ablation: {doc['documents']} documents, {doc['entities']} entities, "
-             f"{doc['entity_links']} links, {doc['relations']} relations",
-             f"{'set':18} {'arm':4} {'R@5':>6} {'R@10':>6} {'MRR@10':>7} {'hit@10':>7} {'fired':>6} {'n':>4}"]
+    lines = [
+        f"entity ablation: {doc['documents']} documents, {doc['entities']} entities, "
+        f"{doc['entity_links']} links, {doc['relations']} relations",
+        f"{'set':18} {'arm':4} {'R@5':>6} {'R@10':>6} {'MRR@10':>7} {'hit@10':>7} {'fired':>6} {'n':>4}",
+    ]
     for name, row in doc["sets"].items():
         for arm in ("on", "off"):
             r = row[f"entities_{arm}"]
-            lines.append(f"{name:18} {arm:4} {r['recall@5']:6.3f} {r['recall@10']:6.3f} {r['mrr@10']:7.3f} {r['hit@10']:7.3f} "
-                         f"{r['queries_with_entity_score']:6d} {row['queries']:4d}")
+            lines.append(
+                f"{name:18} {arm:4} {r['recall@5']:6.3f} {r['recall@10']:6.3f} {r['mrr@10']:7.3f} {r['hit@10']:7.3f} "
+                f"{r['queries_with_entity_score']:6d} {row['queries']:4d}"
+            )
     return "\n".join(lines)
 
 

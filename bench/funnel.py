@@ -18,6 +18,7 @@ language and group, and the confusion between duplicate / contradiction / compat
 
     python -m bench.funnel --json [--events 300] [--cases tests/data/guard_cases.jsonl] [--labelled]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,7 +69,9 @@ def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
         lang["agree"] += written == should
         rows.append({"id": case["id"], "expected": case["expected"], "action": decision.action, "layer": decision.layer})
         if written != should:
-            disagreements.append({"id": case["id"], "expected": case["expected"], "action": decision.action, "reasons": decision.reasons[:2]})
+            disagreements.append(
+                {"id": case["id"], "expected": case["expected"], "action": decision.action, "reasons": decision.reasons[:2]}
+            )
     return {
         "cases": len(cases),
         "written": tp + fp,
@@ -91,8 +94,15 @@ def _existing_memory(case: dict[str, Any]):
 
     old = dict(case["existing"])
     return memory_create(
-        content=old.pop("content"), layer=old.pop("layer", "L2"), advertiser=old.pop("advertiser", None), embed=False,
-        **{k: v for k, v in old.items() if k in {"source", "source_attribution", "grounding", "category", "business_line", "data", "importance"} and v not in (None, "")},
+        content=old.pop("content"),
+        layer=old.pop("layer", "L2"),
+        advertiser=old.pop("advertiser", None),
+        embed=False,
+        **{
+            k: v
+            for k, v in old.items()
+            if k in {"source", "source_attribution", "grounding", "category", "business_line", "data", "importance"} and v not in (None, "")
+        },
     )
 
 
@@ -139,8 +149,12 @@ def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
         fp += false_write
         beside += label == "update" and decision.action == "WRITE"
         agree += ok
-        for axis, key in (("trigger_type", case.get("trigger") or "none"), ("language", case["lang"]), ("group", case["group"]),
-                          ("batch", case.get("batch", "main"))):
+        for axis, key in (
+            ("trigger_type", case.get("trigger") or "none"),
+            ("language", case["lang"]),
+            ("group", case["group"]),
+            ("batch", case.get("batch", "main")),
+        ):
             cell = by[axis].setdefault(key, {"cases": 0, "agree": 0})
             cell["cases"] += 1
             cell["agree"] += ok
@@ -148,8 +162,17 @@ def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
             confusion[case["relation"]][relation or "not reached"] += 1
         rows.append({"id": case["id"], "expected": label, "action": decision.action, "relation": relation})
         if not ok or (case.get("relation") and relation != case["relation"]):
-            wrong.append({"id": case["id"], "expected": label, "action": decision.action, "expected_relation": case.get("relation"),
-                          "relation": relation, "reasons": decision.reasons[:2], "note": case.get("note", "")})
+            wrong.append(
+                {
+                    "id": case["id"],
+                    "expected": label,
+                    "action": decision.action,
+                    "expected_relation": case.get("relation"),
+                    "relation": relation,
+                    "reasons": decision.reasons[:2],
+                    "note": case.get("note", ""),
+                }
+            )
     for axis in by.values():
         for cell in axis.values():
             cell["accuracy"] = _rate(cell["agree"], cell["cases"])
@@ -158,9 +181,15 @@ def evaluate_labelled(cases: list[dict[str, Any]]) -> dict[str, Any]:
         "cases": len(cases),
         "chinese_share": _rate(sum(c["lang"] == "zh" for c in cases), len(cases)),
         "decided_as_labelled": _rate(agree, len(cases)),
-        "written": tp + fp, "should_write": tp + fn, "true_writes": tp, "false_writes": fp, "written_beside": beside,
-        "missed_writes": fn, "true_rejects": tn,
-        "precision_written": _rate(tp, tp + fp), "recall_written": _rate(tp, tp + fn),
+        "written": tp + fp,
+        "should_write": tp + fn,
+        "true_writes": tp,
+        "false_writes": fp,
+        "written_beside": beside,
+        "missed_writes": fn,
+        "true_rejects": tn,
+        "precision_written": _rate(tp, tp + fp),
+        "recall_written": _rate(tp, tp + fn),
         "relation_confusion": confusion,
         "contradictions_caught": f"{contradictions['contradiction']}/{sum(contradictions.values())}",
         "contradictions_reinforced": contradictions["duplicate"],
@@ -195,27 +224,48 @@ def synthetic_events(n: int, seed: int = 11) -> list[dict[str, Any]]:
     for i in range(n):
         kind, source, template = rng.choice(_ZH * 3 + _EN)
         x = round(rng.uniform(0.8, 2.0), 1)
-        text = template.format(adv=f"brand_{rng.choice('ABCDEFGH')}", cat=rng.choice(cats), ch=rng.choice(chs), x=x,
-                               y=round(x + rng.uniform(0.1, 0.9), 1), p=rng.choice([10, 15, 20, 30]), b=rng.choice([3000, 5000, 8000]))
+        text = template.format(
+            adv=f"brand_{rng.choice('ABCDEFGH')}",
+            cat=rng.choice(cats),
+            ch=rng.choice(chs),
+            x=x,
+            y=round(x + rng.uniform(0.1, 0.9), 1),
+            p=rng.choice([10, 15, 20, 30]),
+            b=rng.choice([3000, 5000, 8000]),
+        )
         advertiser = f"brand_{rng.choice('ABCDEFGH')}" if source != "human" else None
         if kind == "ingest":
             events.append({"kind": "ingest", "text": text, "source": source, "advertiser": advertiser})
         else:
             nums = [float(v) for v in re.findall(r"\d+(?:\.\d+)?", text)]
-            events.append({"kind": "trigger", "event_type": "strategy_execution", "summary": text, "source": source, "advertiser": advertiser,
-                           "data": {"target": nums[-2], "actual": nums[-1], "bid_change_pct": nums[0]}})
+            events.append(
+                {
+                    "kind": "trigger",
+                    "event_type": "strategy_execution",
+                    "summary": text,
+                    "source": source,
+                    "advertiser": advertiser,
+                    "data": {"target": nums[-2], "actual": nums[-1], "bid_change_pct": nums[0]},
+                }
+            )
     return events
 
 
 def render_labelled(q: dict[str, Any]) -> list[str]:
-    lines = [f"labelled set: {q['cases']} cases ({q['chinese_share']:.0%} Chinese), decided as labelled {q['decided_as_labelled']:.1%}",
-             f"  written: precision {q['precision_written']} recall {q['recall_written']}, false writes {q['false_writes']} (beside {q['written_beside']}), missed {q['missed_writes']}",
-             f"  contradictions caught {q['contradictions_caught']}, reinforced {q['contradictions_reinforced']}",
-             "  relation confusion (labelled → detected): " + "; ".join(f"{e}: " + ", ".join(f"{d} {n}" for d, n in row.items() if n) for e, row in q["relation_confusion"].items())]
+    lines = [
+        f"labelled set: {q['cases']} cases ({q['chinese_share']:.0%} Chinese), decided as labelled {q['decided_as_labelled']:.1%}",
+        f"  written: precision {q['precision_written']} recall {q['recall_written']}, false writes {q['false_writes']} (beside {q['written_beside']}), missed {q['missed_writes']}",
+        f"  contradictions caught {q['contradictions_caught']}, reinforced {q['contradictions_reinforced']}",
+        "  relation confusion (labelled → detected): "
+        + "; ".join(f"{e}: " + ", ".join(f"{d} {n}" for d, n in row.items() if n) for e, row in q["relation_confusion"].items()),
+    ]
     for axis in ("trigger_type", "language", "group", "batch"):
         lines.append(f"  by {axis}: " + ", ".join(f"{k} {v['agree']}/{v['cases']}" for k, v in sorted(q["accuracy"][axis].items())))
-    lines += [f"  wrong: {w['id']} expected {w['expected']}{'/' + w['expected_relation'] if w['expected_relation'] else ''} got {w['action']}"
-              f"{'/' + str(w['relation']) if w['expected_relation'] else ''}: {w['reasons'][:1]}" for w in q["wrong"]]
+    lines += [
+        f"  wrong: {w['id']} expected {w['expected']}{'/' + w['expected_relation'] if w['expected_relation'] else ''} got {w['action']}"
+        f"{'/' + str(w['relation']) if w['expected_relation'] else ''}: {w['reasons'][:1]}"
+        for w in q["wrong"]
+    ]
     return lines
 
 
@@ -238,8 +288,14 @@ def throughput(n: int, progress: Progress) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     actions = {row["action"]: row["n"] for row in MemoryEvent.objects.values("action").annotate(n=Count("id"))}
     stages = {row["stage"]: round(row["ms"], 3) for row in Trace.objects.values("stage").annotate(ms=Avg("latency_ms")).order_by("stage")}
-    return {"events": n, "seconds": round(elapsed, 3), "decisions_per_s": round(n / elapsed, 2), "ms_per_decision": round(1000 * elapsed / n, 3),
-            "actions": actions, "mean_stage_latency_ms": stages}
+    return {
+        "events": n,
+        "seconds": round(elapsed, 3),
+        "decisions_per_s": round(n / elapsed, 2),
+        "ms_per_decision": round(1000 * elapsed / n, 3),
+        "actions": actions,
+        "mean_stage_latency_ms": stages,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,7 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--events", type=int, default=300, help="synthetic events for the throughput run (default 300)")
     parser.add_argument("--cases", type=Path, default=CASES, help="labelled cases (JSONL)")
-    parser.add_argument("--labelled", action="store_true", help=f"also run the labelled set ({LABELLED.relative_to(REPO)}): precision/recall, per-type and per-language accuracy, relation confusion")
+    parser.add_argument(
+        "--labelled",
+        action="store_true",
+        help=f"also run the labelled set ({LABELLED.relative_to(REPO)}): precision/recall, per-type and per-language accuracy, relation confusion",
+    )
     parser.add_argument("--labelled-cases", type=Path, default=LABELLED, help="the labelled set (JSONL)")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
@@ -280,8 +340,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def render(doc: dict[str, Any]) -> str:
         s, q = doc["throughput"], doc["labelled"]
-        lines = [f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events)",
-                 f"labelled set: {q['cases']} cases, precision(written)={q['precision_written']} recall(written)={q['recall_written']} false writes={q['false_writes']}"]
+        lines = [
+            f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events)",
+            f"labelled set: {q['cases']} cases, precision(written)={q['precision_written']} recall(written)={q['recall_written']} false writes={q['false_writes']}",
+        ]
         lines += [f"  disagree: {d['id']} expected {d['expected']} got {d['action']}: {d['reasons'][:1]}" for d in q["disagreements"]]
         if "labelled_set" in doc:
             lines += render_labelled(doc["labelled_set"])

@@ -13,6 +13,7 @@ keyword search runs over the full 100k-row FTS5 index.
 
     python -m bench.latency --json [--sizes 10000,100000] [--queries 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,13 @@ def synthetic_texts(n: int, seed: int = 7) -> list[str]:
     out: list[str] = []
     while len(out) < n:
         slots = {
-            "p": rng.randint(5, 60), "q": rng.randint(3, 45), "h": rng.randint(0, 23), "d": rng.randint(2, 14),
-            "r": round(rng.uniform(0.8, 4.5), 1), "c": rng.randint(20, 400), "ch": rng.choice(_ZH_CHANNELS),
+            "p": rng.randint(5, 60),
+            "q": rng.randint(3, 45),
+            "h": rng.randint(0, 23),
+            "d": rng.randint(2, 14),
+            "r": round(rng.uniform(0.8, 4.5), 1),
+            "c": rng.randint(20, 400),
+            "ch": rng.choice(_ZH_CHANNELS),
         }
         if rng.random() < 0.25:
             text = f"{rng.choice(_ZH_SUBJECTS)} / {rng.choice(ADVERTISERS)}: " + rng.choice(_EN_ACTIONS).format(**slots)
@@ -80,11 +86,34 @@ def synthetic_texts(n: int, seed: int = 7) -> list[str]:
 
 
 QUERIES = [
-    "出价", "预算", "大促 ROI", "冷启动出价策略", "素材疲劳 更换", "分时段出价", "医药OTC 合规", "美妆 新品 ROI",
-    "直播间投流 晚间", "oCPC 目标CPA", "周末 出价系数", "学习期 预算", "CPM上涨 降低出价", "女性人群 定向",
-    "bid increase CPA", "creative fatigue CTR", "cold start bid changes", "weekend bid multiplier",
-    "ROI below promotion CPM", "brand_A 预算 ROI", "抖音信息流 转化成本", "小红书 素材", "夜间 转化率 预算",
-    "竞品 点击成本", "GMV 提升", "lookalike audiences ROI", "dayparting budget pacing", "首日预算 学习期",
+    "出价",
+    "预算",
+    "大促 ROI",
+    "冷启动出价策略",
+    "素材疲劳 更换",
+    "分时段出价",
+    "医药OTC 合规",
+    "美妆 新品 ROI",
+    "直播间投流 晚间",
+    "oCPC 目标CPA",
+    "周末 出价系数",
+    "学习期 预算",
+    "CPM上涨 降低出价",
+    "女性人群 定向",
+    "bid increase CPA",
+    "creative fatigue CTR",
+    "cold start bid changes",
+    "weekend bid multiplier",
+    "ROI below promotion CPM",
+    "brand_A 预算 ROI",
+    "抖音信息流 转化成本",
+    "小红书 素材",
+    "夜间 转化率 预算",
+    "竞品 点击成本",
+    "GMV 提升",
+    "lookalike audiences ROI",
+    "dayparting budget pacing",
+    "首日预算 学习期",
 ]
 
 
@@ -172,10 +201,7 @@ def query_plan(queries: int, seed: int = 11) -> list[tuple[str, str | None]]:
     """The timed searches: (query text, advertiser or None). Three in four are scoped to one
     advertiser (plus global memories); every fourth is the operator's unscoped view."""
     rng = random.Random(seed)
-    return [
-        (QUERIES[i % len(QUERIES)], rng.choice(ADVERTISERS) if i % 4 != 3 else None)
-        for i in range(queries)
-    ]
+    return [(QUERIES[i % len(QUERIES)], rng.choice(ADVERTISERS) if i % 4 != 3 else None) for i in range(queries)]
 
 
 def base_vectors(texts: list[str], base_count: int):
@@ -288,6 +314,7 @@ def _numpy_scan_baseline(queries: int) -> dict[str, float]:
         cursor.execute("SELECT embedding FROM memories_memory WHERE embedding IS NOT NULL")
         matrix = np.vstack([np.frombuffer(bytes(row[0]), dtype=np.float32) for row in cursor.fetchall()])
     vectors = [get_embedder().embed_query(QUERIES[i % len(QUERIES)]) for i in range(min(queries, len(QUERIES)))]
+
     def scan(vector):
         scores = matrix @ vector
         top = np.argpartition(-scores, 10)[:10] if len(scores) > 10 else np.arange(len(scores))
@@ -346,9 +373,7 @@ def _row(
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [
-        f"{'n':>8} {'p50':>7} {'p95':>7} {'p99':>7} {'embed50':>8} {'import/s':>9} {'numpy95':>8} {'op95/np95':>9} {'vec R@10':>8}"
-    ]
+    lines = [f"{'n':>8} {'p50':>7} {'p95':>7} {'p99':>7} {'embed50':>8} {'import/s':>9} {'numpy95':>8} {'op95/np95':>9} {'vec R@10':>8}"]
     for r in doc["results"]:
         lines.append(
             f"{r['n']:8d} {r['search_p50_ms']:7.2f} {r['search_p95_ms']:7.2f} {r['search_p99_ms']:7.2f} "

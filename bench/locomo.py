@@ -8,6 +8,7 @@ dropped, and a question left without evidence is skipped.
 
     python -m bench.locomo --json [--data PATH] [--conversations N] [--limit-questions N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,7 @@ import sys
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timezone as dt_timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ class Question:
 def _session_datetime(raw: str) -> datetime | None:
     """'1:56 pm on 8 May, 2023' → an aware datetime (UTC); None when unparseable."""
     try:
-        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt_timezone.utc)
+        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     except ValueError:
         return None
 
@@ -85,7 +86,7 @@ def load_locomo(path: Path, conversations: int | None) -> tuple[dict[str, list[T
     for sample in samples:
         conv = sample["conversation"]
         name = str(sample.get("sample_id") or f"conv-{len(turns)}")
-        keys = sorted((int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k))))
+        keys = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
         conv_turns: list[Turn] = []
         for s in keys:
             for turn in conv.get(f"session_{s}") or []:
@@ -136,9 +137,9 @@ def advertiser_for(conversation: str) -> str:
 
 def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress, reuse: bool = False) -> dict[int, str]:
     """Import every turn through the real import path and embed it; returns id → dia_id."""
+    from governance.imports import memories_import
     from memories.models import Memory
     from memories.services import embed_backfill
-    from governance.imports import memories_import
 
     lines = []
     for conversation, conv_turns in turns.items():
@@ -239,9 +240,7 @@ def evaluate(
 
         per_mode[mode] = {
             "overall": finish(sums["overall"]),
-            "by_category": {
-                f"{c}-{CATEGORIES[c]}": finish(sums[c]) for c in sorted(CATEGORIES) if c in sums
-            },
+            "by_category": {f"{c}-{CATEGORIES[c]}": finish(sums[c]) for c in sorted(CATEGORIES) if c in sums},
             "search_ms_mean": round(sum(search_ms) / max(1, len(search_ms)), 2),
             # Whole call, query embedding included (deep mode embeds several sub-queries).
             "latency_ms": {"p50": round(percentile(wall_ms, 50), 2), "p95": round(percentile(wall_ms, 95), 2)},
@@ -286,7 +285,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"locomo10.json (default {DEFAULT_DATA})")
     parser.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     parser.add_argument("--limit-questions", type=int, default=None, help="only the first N usable questions")
-    parser.add_argument("--context", type=int, default=None, help=f"earlier turns of the session kept as context in each memory (default {TurnFormat.context})")
+    parser.add_argument(
+        "--context",
+        type=int,
+        default=None,
+        help=f"earlier turns of the session kept as context in each memory (default {TurnFormat.context})",
+    )
     parser.add_argument("--following", type=int, default=None, help="later turns of the session kept as context in each memory")
     parser.add_argument("--dates", action="store_true", help="prefix each memory with its session date (the default)")
     parser.add_argument("--no-dates", action="store_true", help="leave the session date out of each memory")
@@ -295,8 +299,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--question-shard", default=None, help="I/N: rank only questions I, I+N, … (split a long run over processes)")
     parser.add_argument("--no-store-cache", action="store_true", help="import the turns afresh (default: reuse an identical store)")
     parser.add_argument("--product-defaults", action="store_true", help="rank with the product's DEFAULT_RANKING and FTS budget")
-    parser.add_argument("--entity-ablation", action="store_true",
-                        help="also run hybrid with the entity arm off (entity_weight 0) in the same run: key hybrid_entities_off")
+    parser.add_argument(
+        "--entity-ablation",
+        action="store_true",
+        help="also run hybrid with the entity arm off (entity_weight 0) in the same run: key hybrid_entities_off",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 

@@ -14,6 +14,7 @@ recall@10 is the overlap of the two top 10s.
 
     python scripts/with_postgres.py -- python -m bench.pg_recall --json [--min-texts 20000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,21 @@ _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
 _ZH_CLAUSE = re.compile(r"[，,：:]")
 
 ZH_QUERIES = [
-    "医药OTC冷启动出价策略", "美妆大促预算分配", "ROI异常下降怎么办", "夜间分时段出价", "素材疲劳更换周期",
-    "oCPC二阶段目标CPA", "broad targeting ROI", "creative fatigue CTR drop", "weekend bid multiplier", "直播间投流转化",
-    "小红书 素材 点击率", "双11 CPM 上涨", "新计划 学习期 预算", "竞品投放 点击成本", "抖音信息流 转化成本",
+    "医药OTC冷启动出价策略",
+    "美妆大促预算分配",
+    "ROI异常下降怎么办",
+    "夜间分时段出价",
+    "素材疲劳更换周期",
+    "oCPC二阶段目标CPA",
+    "broad targeting ROI",
+    "creative fatigue CTR drop",
+    "weekend bid multiplier",
+    "直播间投流转化",
+    "小红书 素材 点击率",
+    "双11 CPM 上涨",
+    "新计划 学习期 预算",
+    "竞品投放 点击成本",
+    "抖音信息流 转化成本",
 ]
 
 
@@ -205,8 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def render(doc: dict[str, Any]) -> str:
     lines = [
-        f"{doc['rows']} rows ({doc['distinct_vectors']} distinct), {doc['queries']} queries, "
-        f"default ef_search {doc['default_ef_search']}"
+        f"{doc['rows']} rows ({doc['distinct_vectors']} distinct), {doc['queries']} queries, default ef_search {doc['default_ef_search']}"
     ]
     for view in ("no_filter", "advertiser_filter"):
         lines.append(f"{view}: {'ef':>8} {'recall@10':>9} {'p50':>7} {'p95':>7} {'exact95':>8}")

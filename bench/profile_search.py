@@ -15,6 +15,7 @@ With --pyinstrument a call-tree profile of the same searches goes to a text file
 
     python -m bench.profile_search --json [--size 100000] [--queries 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,6 +54,7 @@ class _StageClock:
                 self.current[stage] += spent - nested
                 if stack:
                     stack[-1] += spent
+
         return timed
 
     def wrap(self, owner: Any, name: str, stage: str) -> None:

@@ -1,5 +1,6 @@
 """Named RankingConfig overrides for the retrieval benchmarks, so one store (imported and
 embedded once) can be ranked several ways in one run: the ablation rows."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,8 @@ from typing import Any
 def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
     """The options variants_for_run and modes_for_variant read."""
     parser.add_argument(
-        "--ranking", default=None,
+        "--ranking",
+        default=None,
         help="""RankingConfig overrides on top of the bench's ranking, as JSON, e.g. '{"strip_questions": false}'""",
     )
     parser.add_argument("--variants", default=None, help='several named overrides as JSON {"name": {...}, ...}, ranked on one store')

@@ -10,6 +10,7 @@ block, whatever detail it shows.
 
     python -m bench.recall_budget --json [--budget 300] [--conversations 3] [--top-k 20]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,15 @@ def _measure(questions, dia_of: dict[int, str], *, budget: int, top_k: int, prog
     from memories.selectors import memory_search
 
     renderers = {"full (before)": render_block, "tiered (after)": render_tiered}
-    sums: dict[str, dict[str, float]] = {name: {"memories": 0.0, "recalled": 0.0, "evidence_shown": 0.0, "tokens": 0.0, "expanded": 0.0}
-                                         for name in renderers}
+    sums: dict[str, dict[str, float]] = {
+        name: {"memories": 0.0, "recalled": 0.0, "evidence_shown": 0.0, "tokens": 0.0, "expanded": 0.0} for name in renderers
+    }
     ranked_recall = 0.0
     now = timezone.now()
     for n, q in enumerate(questions, start=1):
-        response = memory_search(query=q.question, advertisers=(advertiser_for(q.conversation),), include_global=False,
-                                 top_k=top_k, record_access=False)
+        response = memory_search(
+            query=q.question, advertisers=(advertiser_for(q.conversation),), include_global=False, top_k=top_k, record_access=False
+        )
         hits = [(r.memory, r.score) for r in response.results]
         gold = set(q.evidence)
         ranked_recall += any(dia_of.get(m.pk) in gold for m, _ in hits)
@@ -68,18 +71,23 @@ def _measure(questions, dia_of: dict[int, str], *, budget: int, top_k: int, prog
         "recall_of_ranked_hits": round(ranked_recall / count, 4),
         "results": table,
         "distinct_memories_ratio_after_over_before": round(
-            after["distinct_memories_per_block"] / max(1e-9, before["distinct_memories_per_block"]), 3),
+            after["distinct_memories_per_block"] / max(1e-9, before["distinct_memories_per_block"]), 3
+        ),
         "recall_delta": round(after["recall"] - before["recall"], 4),
     }
 
 
 def _render(doc: dict[str, Any]) -> str:
-    lines = [f"/recall at {doc['budget_tokens']} tokens, top_k {doc['top_k']}, {doc['questions']} LoCoMo questions "
-             f"(recall of the ranked hits: {doc['recall_of_ranked_hits']})",
-             f"{'renderer':<16} {'memories/block':>14} {'recall':>8} {'evidence':>9} {'tokens':>7} {'expanded':>9}"]
+    lines = [
+        f"/recall at {doc['budget_tokens']} tokens, top_k {doc['top_k']}, {doc['questions']} LoCoMo questions "
+        f"(recall of the ranked hits: {doc['recall_of_ranked_hits']})",
+        f"{'renderer':<16} {'memories/block':>14} {'recall':>8} {'evidence':>9} {'tokens':>7} {'expanded':>9}",
+    ]
     for name, row in doc["results"].items():
-        lines.append(f"{name:<16} {row['distinct_memories_per_block']:>14} {row['recall']:>8} {row['evidence_coverage']:>9} "
-                     f"{row['mean_tokens']:>7} {row['memories_shown_beyond_one_line']:>9}")
+        lines.append(
+            f"{name:<16} {row['distinct_memories_per_block']:>14} {row['recall']:>8} {row['evidence_coverage']:>9} "
+            f"{row['mean_tokens']:>7} {row['memories_shown_beyond_one_line']:>9}"
+        )
     ratio = doc["distinct_memories_ratio_after_over_before"]
     lines.append(f"distinct memories after/before: {ratio}x; recall delta {doc['recall_delta']:+}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ Both searches go through the project's PostgreSQL backend with the real structur
 filter; recall@10 is HNSW's overlap with the exact top 10, and beside it ann-benchmarks'
 "Epsilon 0.01 Recall" (a row counts when its distance is within 1% of the exact 10th
 distance), because near-copies make the exact top 10 a choice among equals."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,16 @@ import numpy as np
 from bench._common import REPO, Progress, emit, percentile, setup_postgres_django, using_postgres
 
 QUERIES = [
-    "医药OTC冷启动出价策略", "美妆大促预算分配", "ROI异常下降怎么办", "夜间分时段出价", "素材疲劳更换周期",
-    "oCPC二阶段目标CPA", "broad targeting ROI", "creative fatigue CTR drop", "weekend bid multiplier", "直播间投流转化",
+    "医药OTC冷启动出价策略",
+    "美妆大促预算分配",
+    "ROI异常下降怎么办",
+    "夜间分时段出价",
+    "素材疲劳更换周期",
+    "oCPC二阶段目标CPA",
+    "broad targeting ROI",
+    "creative fatigue CTR drop",
+    "weekend bid multiplier",
+    "直播间投流转化",
 ]
 
 
@@ -40,10 +49,17 @@ EPSILON = 0.01
 def _copy_rows(cursor, start: int, vectors: np.ndarray) -> None:
     """Binary COPY of (id, vector) rows into a staging table."""
     n, dim = vectors.shape
-    row = np.dtype([
-        ("fields", ">i2"), ("id_len", ">i4"), ("id", ">i8"),
-        ("vec_len", ">i4"), ("dim", ">i2"), ("unused", ">i2"), ("v", ">f4", (dim,)),
-    ])
+    row = np.dtype(
+        [
+            ("fields", ">i2"),
+            ("id_len", ">i4"),
+            ("id", ">i8"),
+            ("vec_len", ">i4"),
+            ("dim", ">i2"),
+            ("unused", ">i2"),
+            ("v", ">f4", (dim,)),
+        ]
+    )
     block = np.zeros(n, dtype=row)
     block["fields"], block["id_len"], block["id"] = 2, 8, np.arange(start, start + n)
     block["vec_len"], block["dim"], block["v"] = 4 + 4 * dim, dim, vectors
@@ -157,8 +173,10 @@ def _measure(queries: np.ndarray, advertiser_filter: bool, ef_search: int | None
     return {
         "ef_search": ef_search or "default",
         "hnsw_tenth_score_ratio": round(float(np.mean(score_ratios)), 4) if score_ratios else None,
-        "hnsw_p50_ms": round(percentile(hnsw_ms, 50), 2), "hnsw_p95_ms": round(percentile(hnsw_ms, 95), 2),
-        "exact_p50_ms": round(percentile(exact_ms, 50), 2), "exact_p95_ms": round(percentile(exact_ms, 95), 2),
+        "hnsw_p50_ms": round(percentile(hnsw_ms, 50), 2),
+        "hnsw_p95_ms": round(percentile(hnsw_ms, 95), 2),
+        "exact_p50_ms": round(percentile(exact_ms, 50), 2),
+        "exact_p95_ms": round(percentile(exact_ms, 95), 2),
         "hnsw_recall_at_10": round(float(np.mean(recalls)), 4),
         "hnsw_recall_at_10_within_1pct": round(float(np.mean(eps_recalls)), 4),
         "speedup_p50": round(percentile(exact_ms, 50) / max(1e-9, percentile(hnsw_ms, 50)), 1),
@@ -202,7 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_sqlite:
         progress("running bench.latency at 100k on SQLite for comparison")
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-        done = subprocess.run([sys.executable, "-m", "bench.latency", "--sizes", "100000", "--json", "--quiet"], cwd=REPO, env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.latency", "--sizes", "100000", "--json", "--quiet"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         result["sqlite_100k"] = json.loads(done.stdout)["results"][0] if done.returncode == 0 else {"error": done.stderr[-500:]}
     emit(result, args.json, lambda r: json.dumps(r, ensure_ascii=False, indent=2))
     return 0

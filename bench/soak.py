@@ -16,6 +16,7 @@ Afterwards it checks: no "database is locked" anywhere (HTTP bodies, both server
 task results), no 5xx, no lost writes (every memory the API said it wrote still exists
 with the content hash read back right after the write; one event per accepted request;
 no row deleted), and every task run succeeded. Exit code 0 only when all hold."""
+
 from __future__ import annotations
 
 import argparse
@@ -64,45 +65,126 @@ def _sha(text: str) -> str:
 # their wording (the funnel would read near-identical texts with other numbers as a
 # contradiction and park them for review).
 ADVERTISERS = [f"{ADVERTISER}_{i}" for i in range(1, 5)]
-PRODUCTS = ["感冒药", "维生素", "口红", "面霜", "耳机", "笔记本电脑", "手机", "洗发水", "儿童用药", "防晒霜", "咖啡机", "跑鞋",
-            "护眼台灯", "猫粮", "电动牙刷", "羽绒服", "保温杯", "蓝牙音箱", "精华液", "奶粉"]
+PRODUCTS = [
+    "感冒药",
+    "维生素",
+    "口红",
+    "面霜",
+    "耳机",
+    "笔记本电脑",
+    "手机",
+    "洗发水",
+    "儿童用药",
+    "防晒霜",
+    "咖啡机",
+    "跑鞋",
+    "护眼台灯",
+    "猫粮",
+    "电动牙刷",
+    "羽绒服",
+    "保温杯",
+    "蓝牙音箱",
+    "精华液",
+    "奶粉",
+]
 CHANNELS = ["信息流", "搜索广告", "短视频", "直播间", "开屏", "朋友圈", "应用商店", "达人合作"]
-WHEN = ["今天上午", "今日午间", "今晚黄金时段", "本周一", "周末两天", "双十二预热期", "开学季首周", "年货节前夕", "换季降温后", "月底结算周"]
-CAUSES = ["竞品上线大额优惠券", "平台流量高峰到来", "落地页加载明显变慢", "节日预热正式开始", "素材审核出现延迟", "行业新规开始生效",
-          "转化回传延迟", "头部主播临时加播", "区域性暴雨影响物流", "搜索热词突然飙升", "苹果新机发布分流", "账户余额不足触发限流"]
-IMPACTS = ["需要下调出价保住成本", "应临时追加预算抢量", "建议暂停低效计划", "需切换备用落地页", "要收紧定向人群",
-           "应延后新素材上线", "需改投高转化时段", "要提高品牌词出价防守"]
+WHEN = [
+    "今天上午",
+    "今日午间",
+    "今晚黄金时段",
+    "本周一",
+    "周末两天",
+    "双十二预热期",
+    "开学季首周",
+    "年货节前夕",
+    "换季降温后",
+    "月底结算周",
+]
+CAUSES = [
+    "竞品上线大额优惠券",
+    "平台流量高峰到来",
+    "落地页加载明显变慢",
+    "节日预热正式开始",
+    "素材审核出现延迟",
+    "行业新规开始生效",
+    "转化回传延迟",
+    "头部主播临时加播",
+    "区域性暴雨影响物流",
+    "搜索热词突然飙升",
+    "苹果新机发布分流",
+    "账户余额不足触发限流",
+]
+IMPACTS = [
+    "需要下调出价保住成本",
+    "应临时追加预算抢量",
+    "建议暂停低效计划",
+    "需切换备用落地页",
+    "要收紧定向人群",
+    "应延后新素材上线",
+    "需改投高转化时段",
+    "要提高品牌词出价防守",
+]
 METRICS = ["CPM", "CPC", "CTR", "ROI", "转化率", "搜索量", "到达率", "下单量"]
 CONDITIONS = ["新客人群", "老客召回", "一二线城市", "下沉市场", "女性25-34岁", "学生群体", "夜间时段", "工作日白天"]
-ACTIONS = ["分时段出价", "人群包定向", "提高品牌词出价", "更换竖版视频素材", "开启智能扩量", "拆分新老客计划", "增加否定关键词", "改用oCPX出价"]
+ACTIONS = [
+    "分时段出价",
+    "人群包定向",
+    "提高品牌词出价",
+    "更换竖版视频素材",
+    "开启智能扩量",
+    "拆分新老客计划",
+    "增加否定关键词",
+    "改用oCPX出价",
+]
 
 
 def _trigger_payload(rng: random.Random, n: int) -> dict[str, Any]:
     metric, change = rng.choice(METRICS), rng.randint(5, 60)
     direction = rng.choice(["上涨", "下降"])
     hours = rng.choice([6, 12, 24, 48])
-    summary = (f"{rng.choice(WHEN)}{rng.choice(CHANNELS)}{rng.choice(PRODUCTS)}：{rng.choice(CAUSES)}，"
-               f"{metric}{direction}{change}%，持续约{hours}小时，{rng.choice(IMPACTS)}（观测{n}）")
+    summary = (
+        f"{rng.choice(WHEN)}{rng.choice(CHANNELS)}{rng.choice(PRODUCTS)}：{rng.choice(CAUSES)}，"
+        f"{metric}{direction}{change}%，持续约{hours}小时，{rng.choice(IMPACTS)}（观测{n}）"
+    )
     return {
         "event_type": "environment_change",
         "advertiser": rng.choice(ADVERTISERS),
         "summary": summary,
         "source": "tool",
-        "data": {"metric": metric, "change_pct": change if direction == "上涨" else -change, "ttl_hours": hours,
-                 "impact": "调整出价与预算", "observation": n},
+        "data": {
+            "metric": metric,
+            "change_pct": change if direction == "上涨" else -change,
+            "ttl_hours": hours,
+            "impact": "调整出价与预算",
+            "observation": n,
+        },
     }
 
 
 def _ingest_payload(rng: random.Random, n: int) -> dict[str, Any]:
     before = round(rng.uniform(1.2, 2.5), 1)
     after = round(before + rng.uniform(0.6, 2.0), 1)
-    text = (f"{rng.choice(PRODUCTS)}{rng.choice(CHANNELS)}计划因为采用{rng.choice(ACTIONS)}，ROI从{before}提升到{after}，"
-            f"目标ROI {round(before + 0.5, 1)}，实际{after}；仅适用于{rng.choice(CONDITIONS)}（第{n}轮）。")
+    text = (
+        f"{rng.choice(PRODUCTS)}{rng.choice(CHANNELS)}计划因为采用{rng.choice(ACTIONS)}，ROI从{before}提升到{after}，"
+        f"目标ROI {round(before + 0.5, 1)}，实际{after}；仅适用于{rng.choice(CONDITIONS)}（第{n}轮）。"
+    )
     return {"text": text, "advertiser": rng.choice(ADVERTISERS), "source": "tool"}
 
 
-QUERIES = ["出价", "预算调整", "ROI 下降 原因", "冷启动", "大促 出价策略", "CPM 上涨", "brand_soak 感冒药", "素材疲劳",
-           "落地页加载", "conversion tracking", "口红 定向", "竞品优惠券"]
+QUERIES = [
+    "出价",
+    "预算调整",
+    "ROI 下降 原因",
+    "冷启动",
+    "大促 出价策略",
+    "CPM 上涨",
+    "brand_soak 感冒药",
+    "素材疲劳",
+    "落地页加载",
+    "conversion tracking",
+    "口红 定向",
+    "竞品优惠券",
+]
 
 
 @dataclass
@@ -127,8 +209,12 @@ class Client:
 
     def call(self, method: str, path: str, body: dict | None, kind: str) -> tuple[int, Any]:
         data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method, headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base + path,
+            data=data,
+            method=method,
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+        )
         started = time.perf_counter()
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
@@ -222,21 +308,39 @@ def _seed_lifecycle_work(seconds: float) -> dict[str, int]:
     with transaction.atomic():
         # expire: L3 signals whose TTL runs out one after another across the whole run
         for i in range(120):
-            memory_create(layer="L3", content=f"{ADVERTISER} 实时信号{i}：短视频CPM临时上涨{i % 40 + 5}%（测试TTL）",
-                          advertiser=ADVERTISER, source="tool", importance=4, embed=False,
-                          expires_at=now + timedelta(seconds=2 + seconds * i / 120))
+            memory_create(
+                layer="L3",
+                content=f"{ADVERTISER} 实时信号{i}：短视频CPM临时上涨{i % 40 + 5}%（测试TTL）",
+                advertiser=ADVERTISER,
+                source="tool",
+                importance=4,
+                embed=False,
+                expires_at=now + timedelta(seconds=2 + seconds * i / 120),
+            )
             made["l3_short_ttl"] += 1
         # evict: an advertiser well over the L2 capacity, with old, unused memories
         for i in range(90):
-            memory_create(layer="L2", content=f"brand_cap 旧策略{i}：{PRODUCTS[i % len(PRODUCTS)]}出价实验ROI {1 + i % 9 / 10}",
-                          advertiser="brand_cap", source="tool", importance=2 + i % 5, embed=False,
-                          created_at=now - timedelta(days=30 + i))
+            memory_create(
+                layer="L2",
+                content=f"brand_cap 旧策略{i}：{PRODUCTS[i % len(PRODUCTS)]}出价实验ROI {1 + i % 9 / 10}",
+                advertiser="brand_cap",
+                source="tool",
+                importance=2 + i % 5,
+                embed=False,
+                created_at=now - timedelta(days=30 + i),
+            )
             made["l2_over_capacity"] += 1
         # promote: mature, much-recalled L2 strategies
         for i in range(12):
-            m = memory_create(layer="L2", content=f"brand_mature 成熟策略{i}：{PRODUCTS[i]}冷启动三阶段出价，目标ROI 3.0，实际3.{i % 9 + 1}",
-                              advertiser="brand_mature", source="tool", importance=8, embed=False,
-                              created_at=now - timedelta(days=40))
+            m = memory_create(
+                layer="L2",
+                content=f"brand_mature 成熟策略{i}：{PRODUCTS[i]}冷启动三阶段出价，目标ROI 3.0，实际3.{i % 9 + 1}",
+                advertiser="brand_mature",
+                source="tool",
+                importance=8,
+                embed=False,
+                created_at=now - timedelta(days=40),
+            )
             Memory.objects.filter(pk=m.pk).update(access_count=6)
             made["l2_mature"] += 1
         LayerPolicy.objects.filter(layer="L2").update(capacity_per_advertiser=60, auto_promote=True, promotion_min_age_days=14)
@@ -287,8 +391,9 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 # --- the run --------------------------------------------------------------------
-def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet: bool, keep: bool,
-        api_rate: str = "1000000/min") -> dict[str, Any]:
+def run(
+    *, seconds: float, writers: int, searchers: int, interval: float, quiet: bool, keep: bool, api_rate: str = "1000000/min"
+) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="lingix-soak-"))
     db_path = workdir / "soak.db"
     env = {
@@ -308,7 +413,9 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
     }
     env.pop("MEMORY_LLM_API_KEY", None)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "MEMORY_LLM_PROVIDER", "MEMORY_EMBEDDING_PROVIDER", "Q_SYNC")})
+    os.environ.update(
+        {k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE", "MEMORY_LLM_PROVIDER", "MEMORY_EMBEDDING_PROVIDER", "Q_SYNC")}
+    )
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     procs: list[subprocess.Popen] = []
@@ -328,16 +435,22 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
         from governance.models import MemoryEvent, MetricSnapshot, ReflectionReport, Trace
         from memories.models import Memory, SearchState
 
-
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         web_log = open(workdir / "web.log", "w")
         q_log = open(workdir / "qcluster.log", "w")
-        web = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
-                               cwd=REPO, env=env, stdout=web_log, stderr=subprocess.STDOUT, start_new_session=True)
+        web = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+            cwd=REPO,
+            env=env,
+            stdout=web_log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         procs.append(web)
-        qcluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=REPO, env=env, stdout=q_log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+        qcluster = subprocess.Popen(
+            [sys.executable, "manage.py", "qcluster"], cwd=REPO, env=env, stdout=q_log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         procs.append(qcluster)
         _wait_http(base, token, 90, web)
         # Seeded only now, so the short TTLs run out during the load, not during start-up.
@@ -391,7 +504,9 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
             tasks[task] = {"enqueued": stats.enqueued[task], "succeeded": ok, "failed": runs.count() - ok}
             task_failures += [f"{task}: {str(r)[:200]}" for r in failed]
         task_locks = sum(1 for f in task_failures if LOCKED in f)
-        traces = dict(Trace.objects.filter(stage__startswith="lifecycle.").values_list("stage").annotate(n=Count("id")).values_list("stage", "n"))
+        traces = dict(
+            Trace.objects.filter(stage__startswith="lifecycle.").values_list("stage").annotate(n=Count("id")).values_list("stage", "n")
+        )
         statuses = dict(Memory.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
         lock_errors = len(stats.locked_bodies) + sum(log_locks.values()) + task_locks
         result = {
@@ -404,8 +519,10 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
             "requests": dict(stats.requests),
             "http_status": {str(k): v for k, v in sorted(stats.status.items())},
             "throughput_rps": round(sum(stats.requests.values()) / load_seconds, 1) if load_seconds else 0,
-            "latency_ms": {kind: {"p50": _percentile(v, 0.5), "p95": _percentile(v, 0.95), "max": _percentile(v, 1.0)}
-                           for kind, v in stats.latency.items()},
+            "latency_ms": {
+                kind: {"p50": _percentile(v, 0.5), "p95": _percentile(v, 0.95), "max": _percentile(v, 1.0)}
+                for kind, v in stats.latency.items()
+            },
             "decisions": dict(stats.decisions),
             "writes": {
                 "accepted_requests": stats.write_ok,
@@ -433,14 +550,25 @@ def run(*, seconds: float, writers: int, searchers: int, interval: float, quiet:
                 "metric_snapshots": MetricSnapshot.objects.count(),
             },
             "seeded": seeded,
-            "samples": {"5xx": stats.server_errors[:3], "4xx": stats.client_errors[:3], "locked": stats.locked_bodies[:3],
-                        "task_failures": task_failures[:3], "transport": stats.transport_errors[:3]},
+            "samples": {
+                "5xx": stats.server_errors[:3],
+                "4xx": stats.client_errors[:3],
+                "locked": stats.locked_bodies[:3],
+                "task_failures": task_failures[:3],
+                "transport": stats.transport_errors[:3],
+            },
         }
         result["lost_writes"] = len(missing) + len(mismatched) + (1 if deleted else 0) + abs(events - stats.write_ok)
         result["ok"] = (
-            lock_errors == 0 and result["http_5xx"] == 0 and result["lost_writes"] == 0 and not task_failures
-            and stats.write_ok > 0 and stats.requests["search"] > 0 and not stats.transport_errors
-            and all(t["succeeded"] > 0 for t in tasks.values()) and queue_left == 0
+            lock_errors == 0
+            and result["http_5xx"] == 0
+            and result["lost_writes"] == 0
+            and not task_failures
+            and stats.write_ok > 0
+            and stats.requests["search"] > 0
+            and not stats.transport_errors
+            and all(t["succeeded"] > 0 for t in tasks.values())
+            and queue_left == 0
         )
         if keep:
             result["workdir"] = str(workdir)
@@ -465,16 +593,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.writers < 1 or args.searchers < 0 or args.task_interval <= 0:
         parser.error("--seconds and --task-interval must be positive, --writers at least 1")
-    result = run(seconds=args.seconds, writers=args.writers, searchers=args.searchers, interval=args.task_interval,
-                 quiet=args.quiet, keep=args.keep, api_rate=args.api_rate)
+    result = run(
+        seconds=args.seconds,
+        writers=args.writers,
+        searchers=args.searchers,
+        interval=args.task_interval,
+        quiet=args.quiet,
+        keep=args.keep,
+        api_rate=args.api_rate,
+    )
     if args.json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     else:
         w = result["writes"]
-        print(f"soak {result['seconds']}s: {sum(result['requests'].values())} requests ({result['throughput_rps']}/s), "
-              f"{w['memories_written']} memories written, lock errors {result['lock_errors']}, lost writes "
-              f"{result['lost_writes']}, 5xx {result['http_5xx']}, tasks {json.dumps(result['tasks'])} → "
-              f"{'OK' if result['ok'] else 'FAILED'}")
+        print(
+            f"soak {result['seconds']}s: {sum(result['requests'].values())} requests ({result['throughput_rps']}/s), "
+            f"{w['memories_written']} memories written, lock errors {result['lock_errors']}, lost writes "
+            f"{result['lost_writes']}, 5xx {result['http_5xx']}, tasks {json.dumps(result['tasks'])} → "
+            f"{'OK' if result['ok'] else 'FAILED'}"
+        )
     return 0 if result["ok"] else 1
 
 

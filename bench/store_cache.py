@@ -5,6 +5,7 @@ cores, and ablations of the ranking rank the same store again and again. The fir
 builds the store for real and keeps a copy of the SQLite file (SQLite's backup API) under
 .cache/; a later run whose import lines, migrations and embedder are identical restores
 that copy instead of importing again. `--no-store-cache` on a benchmark always builds."""
+
 from __future__ import annotations
 
 import hashlib
@@ -37,8 +38,9 @@ def _copy(source: str | Path, target: str | Path) -> None:
         dst.close()
 
 
-def restore_or_build(label: str, lines: list[str], build: Callable[[], None], progress: Callable[[str], None],
-                     directory: Path = DEFAULT_DIR) -> None:
+def restore_or_build(
+    label: str, lines: list[str], build: Callable[[], None], progress: Callable[[str], None], directory: Path = DEFAULT_DIR
+) -> None:
     """Restore the cached store for exactly these import lines into the throwaway database,
     or run `build` and keep a copy of what it made."""
     from django.db import connection

@@ -17,6 +17,7 @@ lancedb is a bench-only extra (`pip install '.[bench]'`), never a runtime depend
 
     python -m bench.vs_lancedb --json [--size 100000] [--queries 200] [--rounds 3]
 """
+
 from __future__ import annotations
 
 import argparse

@@ -12,6 +12,7 @@ memory when it names none).
     python -m bench.zh_adops --json [--modes keyword,vector,hybrid,deep]
         [--no-dates] [--ranking JSON] [--variants JSON]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,6 +60,7 @@ def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress,
         )
         for m in memories
     ]
+
     def build() -> None:
         progress(f"importing {len(lines)} memories")
         report = memories_import(lines=lines, actor="bench.zh_adops", embed=False, label="zh_adops")

@@ -8,6 +8,7 @@ the way a run of Han characters becomes tokens differs.
 
     python -m bench.zh_tokens --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +49,9 @@ def splitters() -> dict[str, tuple[Callable[[str], list[str]], Callable[[str], l
 
 def load_corpus(path: Path = DATA) -> tuple[dict[str, str], list[dict[str, Any]]]:
     labelled = json.loads(path.read_text(encoding="utf-8"))
-    docs = {f"demo-{i:02d}": json.loads(line)["content"] for i, line in enumerate(DEMO.read_text(encoding="utf-8").splitlines()) if line.strip()}
+    docs = {
+        f"demo-{i:02d}": json.loads(line)["content"] for i, line in enumerate(DEMO.read_text(encoding="utf-8").splitlines()) if line.strip()
+    }
     docs.update(labelled["extra_documents"])
     return docs, labelled["queries"]
 
@@ -59,7 +62,9 @@ def evaluate(docs: dict[str, str], queries: list[dict[str, Any]], index_split, q
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE fts USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
     keys = list(docs)
-    db.executemany("INSERT INTO fts(rowid, content) VALUES (?, ?)", [(i + 1, " ".join(text_tokens(docs[k], index_split))) for i, k in enumerate(keys)])
+    db.executemany(
+        "INSERT INTO fts(rowid, content) VALUES (?, ?)", [(i + 1, " ".join(text_tokens(docs[k], index_split))) for i, k in enumerate(keys)]
+    )
     totals = {"recall@5": 0.0, "recall@10": 0.0, "mrr@10": 0.0, "precision@3": 0.0}
     for q in queries:
         tokens = query_tokens(q["query"], query_split)

@@ -1,5 +1,6 @@
 """Writes that people make from the admin. Each one is atomic with its audit row (and, for
 edits, a MemoryEvent + Trace), so the review desk never changes memory off the record."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -11,9 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
-from governance.safety import redact, refuse_credentials
 from governance.constants import Action, EventKind, EventStatus
 from governance.models import LayerPolicy, MemoryEvent, Trace
+from governance.safety import redact, refuse_credentials
 from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
 from memories.exceptions import InvalidInput
 from memories.models import Memory
@@ -63,11 +64,7 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
     # A credential is refused, personal data masked, exactly as on the funnel's way in.
     changes = refuse_credentials(changes, where=f"admin edit of memory #{memory.pk}")
     note = redact(note)
-    diff = {
-        name: [_jsonable(getattr(memory, name)), _jsonable(value)]
-        for name, value in changes.items()
-        if getattr(memory, name) != value
-    }
+    diff = {name: [_jsonable(getattr(memory, name)), _jsonable(value)] for name, value in changes.items() if getattr(memory, name) != value}
     if not diff:
         return memory
     if memory.status != Status.ACTIVE and "content" in diff:
@@ -93,8 +90,14 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
             "data": dict(memory.data or {}),
         }
         carried.update({k: v for k, v in changes.items() if k != "content"})
-        proposal = Proposal(content=changes["content"], layer=memory.layer, advertiser=memory.advertiser, source=Source.HUMAN,
-                            source_attribution=Attribution.HUMAN_CONFIG, **carried)
+        proposal = Proposal(
+            content=changes["content"],
+            layer=memory.layer,
+            advertiser=memory.advertiser,
+            source=Source.HUMAN,
+            source_attribution=Attribution.HUMAN_CONFIG,
+            **carried,
+        )
         result = governed_write(proposal=proposal, authority=authority, supersedes=memory)
         action = Action.UPDATE
     else:
@@ -158,12 +161,17 @@ def memory_admin_set_status(*, memory: Memory, user: Any, status: str, note: str
 
     before = memory.status
     actor = _actor(user)
-    governed_set_status(memory=memory, status=status,
-                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor=actor, person=True, operator=user.has_perm(L1_PERMISSION)))
+    governed_set_status(
+        memory=memory,
+        status=status,
+        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor=actor, person=True, operator=user.has_perm(L1_PERMISSION)),
+    )
     stage = "admin_archive" if status == Status.ARCHIVED else "admin_restore"
     reasons = [f"{before} → {status} by {actor}"] + ([f"note: {note}"] if note else [])
     Trace.objects.create(memory=memory, stage=stage, decision=status, reasons=reasons, provider="human")
-    audit_record(event_type=f"memory.{stage.removeprefix('admin_')}", actor=actor, target=memory, extra={"from": before, "to": status, "note": note})
+    audit_record(
+        event_type=f"memory.{stage.removeprefix('admin_')}", actor=actor, target=memory, extra={"from": before, "to": status, "note": note}
+    )
     return memory
 
 
@@ -179,8 +187,15 @@ def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
 
 # The soft parameters of a layer; the hard rules are code (funnel/layer_policy.py).
 POLICY_TUNABLE_FIELDS = (
-    "default_ttl_hours", "capacity_per_advertiser", "promotion_min_age_days", "promotion_min_recalls",
-    "promotion_min_importance", "auto_promote", "sampled_audit_rate", "review_importance_below", "review_confidence_below",
+    "default_ttl_hours",
+    "capacity_per_advertiser",
+    "promotion_min_age_days",
+    "promotion_min_recalls",
+    "promotion_min_importance",
+    "auto_promote",
+    "sampled_audit_rate",
+    "review_importance_below",
+    "review_confidence_below",
 )
 
 

@@ -1,5 +1,6 @@
 """The one way to append to the audit log. Its details are scrubbed of credentials and
 personal data like every other stored text: an audit row outlives the change it records."""
+
 from __future__ import annotations
 
 from typing import Any

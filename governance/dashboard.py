@@ -1,5 +1,6 @@
 """Reads behind the admin dashboard, and the geometry of its inline SVG charts (no
 JavaScript: the template only places rectangles whose sizes are computed here)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,12 +49,7 @@ def _days(days: int, today: date) -> list[date]:
 
 def _per_day(queryset, *, field: str, key: str, since: datetime) -> dict[tuple[date, str], int]:
     tz = timezone.get_current_timezone()
-    rows = (
-        queryset.filter(**{f"{field}__gte": since})
-        .annotate(day=TruncDate(field, tzinfo=tz))
-        .values("day", key)
-        .annotate(n=Count("id"))
-    )
+    rows = queryset.filter(**{f"{field}__gte": since}).annotate(day=TruncDate(field, tzinfo=tz)).values("day", key).annotate(n=Count("id"))
     return {(row["day"], row[key]): row["n"] for row in rows}
 
 
@@ -161,12 +157,23 @@ def stacked_bars(
                 continue
             h = n / peak * height
             top -= h
-            bars.append(Bar(x=round(x, 1), y=round(top, 1), width=round(slot - gap, 1), height=round(h, 1), colour=colour, title=f"{row['day']:%m-%d} {key}: {n}"))
+            bars.append(
+                Bar(
+                    x=round(x, 1),
+                    y=round(top, 1),
+                    width=round(slot - gap, 1),
+                    height=round(h, 1),
+                    colour=colour,
+                    title=f"{row['day']:%m-%d} {key}: {n}",
+                )
+            )
         labels.append({"x": round(x + (slot - gap) / 2, 1), "text": f"{row['day']:%m-%d}", "total": sum(row["counts"].values())})
     return {"bars": bars, "labels": labels, "width": width, "height": height, "peak": peak, "legend": colours}
 
 
-def horizontal_bars(values: dict[str, int], *, colours: dict[str, str] | None = None, width: float = 360, row_height: float = 22) -> dict[str, Any]:
+def horizontal_bars(
+    values: dict[str, int], *, colours: dict[str, str] | None = None, width: float = 360, row_height: float = 22
+) -> dict[str, Any]:
     peak = max(values.values(), default=0) or 1
     rows = []
     for index, (label, n) in enumerate(values.items()):

@@ -11,6 +11,7 @@ and a later write can never disagree about a rule.
 - Agent inference reaches L1 or L2 only through a person's approval.
 - L3 needs an observation time; its TTL counts from that time (l3_expires_at).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -93,8 +94,11 @@ class Refusal:
 def l3_ttl_hours(policy: LayerPolicy | None = None) -> int:
     """The one place that knows the L3 default TTL: the L3 LayerPolicy (given, or read),
     else 24 h."""
-    hours = policy.default_ttl_hours if policy is not None else (
-        LayerPolicy.objects.filter(layer=Layer.L3).values_list("default_ttl_hours", flat=True).first())
+    hours = (
+        policy.default_ttl_hours
+        if policy is not None
+        else (LayerPolicy.objects.filter(layer=Layer.L3).values_list("default_ttl_hours", flat=True).first())
+    )
     return int(hours) if hours else DEFAULT_L3_TTL_HOURS
 
 
@@ -106,8 +110,12 @@ def mature_l2(queryset: QuerySet[Memory], *, now: datetime, policy: LayerPolicy)
     """What "mature" means for promotion, by the L2 policy: active, old, used and important
     enough, and not unsupported. Promotion selects with it; the write function re-checks it."""
     return (
-        queryset.filter(layer=Layer.L2, status=Status.ACTIVE, created_at__lte=now - timedelta(days=policy.promotion_min_age_days),
-                        importance__gte=policy.promotion_min_importance)
+        queryset.filter(
+            layer=Layer.L2,
+            status=Status.ACTIVE,
+            created_at__lte=now - timedelta(days=policy.promotion_min_age_days),
+            importance__gte=policy.promotion_min_importance,
+        )
         .alias(uses=F("access_count") + F("reinforcement_count"))
         .filter(uses__gte=policy.promotion_min_recalls)
         .exclude(grounding=Grounding.UNSUPPORTED)
@@ -138,15 +146,18 @@ def layer_refusal(
         if not derived_from or any(m.layer != Layer.L2 for m in derived_from):
             return Refusal(HardRule.L4_PROMOTION_ONLY, "an L4 template must be derived from an existing L2 memory")
         if authority.origin == WriteOrigin.PROMOTION and not all(is_mature_l2(m) for m in derived_from):
-            return Refusal(HardRule.L4_PROMOTION_ONLY,
-                           "the L2 source of this template is no longer mature (active, old, used and important enough)")
+            return Refusal(
+                HardRule.L4_PROMOTION_ONLY, "the L2 source of this template is no longer mature (active, old, used and important enough)"
+            )
     if attribution == Attribution.AGENT_INFERENCE and layer in {Layer.L1, Layer.L2} and not authority.person:
         return Refusal(HardRule.AGENT_INFERENCE_NEEDS_PERSON, f"agent inference may not write {layer} without a person's approval")
     if layer == Layer.L1 and not authority.operator:
         authoritative = source in AUTHORITATIVE_SOURCES and attribution in AUTHORITATIVE_ATTRIBUTIONS
         if authority.origin != WriteOrigin.FUNNEL or not authoritative:
-            return Refusal(HardRule.L1_AUTHORITATIVE,
-                           f"L1 accepts authoritative sources only (human, system); source is {source}: an operator must approve")
+            return Refusal(
+                HardRule.L1_AUTHORITATIVE,
+                f"L1 accepts authoritative sources only (human, system); source is {source}: an operator must approve",
+            )
     if layer == Layer.L3 and observed_at is None:
         return Refusal(HardRule.L3_OBSERVATION, "L3 needs an observation time (observed_at)")
     return None

@@ -3,6 +3,7 @@
 Import bypasses the judge, which is why it is all-or-nothing, validates every line
 (memories.transfer.parse_line) before writing any, and leaves an audit entry in the same
 transaction."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -15,9 +16,9 @@ from django.utils import timezone
 
 from governance.audit import audit_record
 from governance.entities.link import link_entities_bulk
-from governance.safety import CredentialRefused, refuse_credentials
-from governance.organise import category_node_for, category_refresh, make_abstracts, organise_fields
 from governance.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
+from governance.organise import category_node_for, category_refresh, make_abstracts, organise_fields
+from governance.safety import CredentialRefused, refuse_credentials
 from memories.constants import Layer
 from memories.hashing import content_hash
 from memories.lifecycle.db import chunks
@@ -55,8 +56,14 @@ def _hard_rule_errors(parsed: list[tuple[int, dict[str, Any]]], *, actor: str) -
     for number, fields in parsed:
         sources = [Memory(pk=i, layer=layer_in_file.get(i) or stored.get(i, "")) for i in fields["derived_from"]]
         observed = fields["observed_at"] or fields["created_at"]
-        refusal = layer_refusal(layer=fields["layer"], source=fields["source"], attribution=fields["source_attribution"],
-                                authority=authority, derived_from=sources, observed_at=observed or timezone.now())
+        refusal = layer_refusal(
+            layer=fields["layer"],
+            source=fields["source"],
+            attribution=fields["source_attribution"],
+            authority=authority,
+            derived_from=sources,
+            observed_at=observed or timezone.now(),
+        )
         if refusal is not None:
             errors.append(f"line {number}: {refusal.reason}")
     return errors
@@ -66,9 +73,15 @@ def _organisation(fields: dict[str, Any], nodes: dict[tuple, Any]) -> dict[str, 
     """Kind, category node and abstracts of an imported line: as the export recorded them
     (a restore stays lossless), else decided as a governed write decides them."""
     if not fields["organised_in_line"]:
-        return organise_fields(content=fields["content"], layer=fields["layer"], advertiser=fields["advertiser"],
-                               data=fields["data"], category=fields["category"], business_line=fields["business_line"],
-                               node_cache=nodes).model_fields()
+        return organise_fields(
+            content=fields["content"],
+            layer=fields["layer"],
+            advertiser=fields["advertiser"],
+            data=fields["data"],
+            category=fields["category"],
+            business_line=fields["business_line"],
+            node_cache=nodes,
+        ).model_fields()
     path = [part for part in fields["category_path"].split(PATH_SEPARATOR) if part.strip()]
     abstracts = make_abstracts(fields["content"]) if fields["kind"] else None
     return {
@@ -202,9 +215,15 @@ def memories_import(
         audit_record(
             event_type="memory.import",
             actor=actor,
-            extra={"imported": report.imported, "skipped": report.skipped, "label": label, "first_id": created_ids[0] if created_ids else None, "last_id": created_ids[-1] if created_ids else None,
-                   # L1 rules are named one by one: every write that reaches L1 is in the audit log.
-                   "l1_ids": [f["stored_id"] for _, f in to_write if f["layer"] == Layer.L1]},
+            extra={
+                "imported": report.imported,
+                "skipped": report.skipped,
+                "label": label,
+                "first_id": created_ids[0] if created_ids else None,
+                "last_id": created_ids[-1] if created_ids else None,
+                # L1 rules are named one by one: every write that reaches L1 is in the audit log.
+                "l1_ids": [f["stored_id"] for _, f in to_write if f["layer"] == Layer.L1],
+            },
         )
         if embed:
             schedule_embedding(created_ids)

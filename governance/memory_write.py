@@ -7,6 +7,7 @@ about the same thing (scope, business line, category and data carry forward), an
 its TTL from the observation time. memories.services does the storage underneath and
 decides nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -58,6 +59,7 @@ class Proposal:
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Proposal:
         """A stored candidate (Candidate.as_payload(), a review item, a promotion)."""
+
         def when(value: Any) -> datetime | None:
             if isinstance(value, datetime):
                 return value
@@ -94,16 +96,26 @@ def _clamp(value: Any, top: float) -> float:
 
 
 def _check(proposal: Proposal, *, authority: Authority, supersedes: Memory | None, derived_from: Sequence[Memory]) -> None:
-    enforce(layer=proposal.layer, source=proposal.source, attribution=proposal.source_attribution, authority=authority,
-            derived_from=derived_from, observed_at=proposal.observed_at)
+    enforce(
+        layer=proposal.layer,
+        source=proposal.source,
+        attribution=proposal.source_attribution,
+        authority=authority,
+        derived_from=derived_from,
+        observed_at=proposal.observed_at,
+    )
     if supersedes is None:
         return
     if supersedes.advertiser != proposal.advertiser and not authority.operator:
-        raise HardRuleViolation(HardRule.SCOPE, f"memory #{supersedes.pk} belongs to {supersedes.advertiser or 'global'}; "
-                                               f"a {proposal.advertiser or 'global'} proposal changes it only by an operator's decision")
+        raise HardRuleViolation(
+            HardRule.SCOPE,
+            f"memory #{supersedes.pk} belongs to {supersedes.advertiser or 'global'}; "
+            f"a {proposal.advertiser or 'global'} proposal changes it only by an operator's decision",
+        )
     if supersedes.layer == Layer.L1 and not authority.operator:
-        raise HardRuleViolation(HardRule.L1_AUTHORITATIVE,
-                                f"L1 rule #{supersedes.pk} is never overwritten automatically; an operator decides")
+        raise HardRuleViolation(
+            HardRule.L1_AUTHORITATIVE, f"L1 rule #{supersedes.pk} is never overwritten automatically; an operator decides"
+        )
     if supersedes.layer == Layer.L4 and authority.origin != WriteOrigin.PROMOTION:
         raise HardRuleViolation(HardRule.L4_PROMOTION_ONLY, f"L4 template #{supersedes.pk} changes only by a new promotion")
 
@@ -118,8 +130,16 @@ def _fields(proposal: Proposal, old: Memory | None) -> dict[str, Any]:
     data = proposal.data or (dict(old.data or {}) if old else {})
     advertiser = old.advertiser if old is not None else proposal.advertiser
     business_line = proposal.business_line or (old.business_line if old else "")
-    organised = organise_fields(content=proposal.content, layer=layer, advertiser=advertiser, trigger_type=proposal.trigger_type,
-                                data=data, category=category, business_line=business_line, kind=proposal.kind)
+    organised = organise_fields(
+        content=proposal.content,
+        layer=layer,
+        advertiser=advertiser,
+        trigger_type=proposal.trigger_type,
+        data=data,
+        category=category,
+        business_line=business_line,
+        kind=proposal.kind,
+    )
     return dict(
         **organised.model_fields(),
         layer=layer,
@@ -180,8 +200,14 @@ def _audit_l1(memory: Memory, *, authority: Authority, change: str, extra: dict[
         event_type=f"memory.l1_{change}",
         actor=authority.actor,
         target=memory,
-        extra={"origin": str(authority.origin), "person": authority.person, "operator": authority.operator,
-               "status": memory.status, "content": memory.content[:200], **(extra or {})},
+        extra={
+            "origin": str(authority.origin),
+            "person": authority.person,
+            "operator": authority.operator,
+            "status": memory.status,
+            "content": memory.content[:200],
+            **(extra or {}),
+        },
     )
 
 
@@ -205,8 +231,9 @@ def governed_organise(*, memory: Memory, kind: str, category_node: Any, abstract
     category node is always in the memory's own advertiser tree)."""
     if category_node is not None and category_node.advertiser != memory.advertiser:
         raise HardRuleViolation(HardRule.SCOPE, f"category #{category_node.pk} is not in memory #{memory.pk}'s tree")
-    storage.memory_set_organisation(memory=memory, kind=kind, category_node=category_node, abstract_line=abstract_line,
-                                    abstract_paragraph=abstract_paragraph)
+    storage.memory_set_organisation(
+        memory=memory, kind=kind, category_node=category_node, abstract_line=abstract_line, abstract_paragraph=abstract_paragraph
+    )
 
 
 def _check_transition(memory: Memory, *, authority: Authority) -> None:
@@ -226,8 +253,9 @@ def governed_set_status(*, memory: Memory, status: str, authority: Authority) ->
     return memory
 
 
-def governed_lifecycle_transition(*, memory_ids: Iterable[int], from_status: str, to_status: str, at: datetime,
-                                  authority: Authority, extra: dict[str, Any] | None = None) -> list[int]:
+def governed_lifecycle_transition(
+    *, memory_ids: Iterable[int], from_status: str, to_status: str, at: datetime, authority: Authority, extra: dict[str, Any] | None = None
+) -> list[int]:
     """A scheduled job moves many memories at once (expiry, eviction). Rows that changed
     status meanwhile are left alone. A job never archives an L1 core rule (expiry of an
     L1 rule is the end date an operator gave it, so it may expire)."""
@@ -258,8 +286,14 @@ def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authori
         # The person's label outranks the category the original event's data named.
         typed = {k: v for k, v in (memory.data or {}).items() if k not in {"category", "business_line", "品类", "类目", "业务线"}}
         memory.category_node = organise_fields(
-            content=memory.content, layer=memory.layer, advertiser=memory.advertiser, data=typed,
-            category=memory.category, business_line=memory.business_line, kind=memory.kind).node
+            content=memory.content,
+            layer=memory.layer,
+            advertiser=memory.advertiser,
+            data=typed,
+            category=memory.category,
+            business_line=memory.business_line,
+            kind=memory.kind,
+        ).node
         fields.append("category_node")
     memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
     memory.save(update_fields=fields)

@@ -1,5 +1,6 @@
 """Guard quality and guardrail figures, computed from stored rows only (for the
 dashboard, the API and MetricSnapshot)."""
+
 from __future__ import annotations
 
 from datetime import timedelta

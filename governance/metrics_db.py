@@ -1,5 +1,6 @@
 """The review queue for /metrics, read from the database at scrape time (the queue is
 filled by the web server, the scheduler and the CLI alike)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -1,5 +1,6 @@
 """How a memory gets in: the events, their stage traces, the review queue, layer policy
 and the append-only audit log."""
+
 from __future__ import annotations
 
 from django.conf import settings
@@ -97,11 +98,19 @@ class ReviewItem(models.Model):
     status = models.CharField(_("status"), max_length=10, choices=ReviewStatus.choices, default=ReviewStatus.OPEN, db_index=True)
     event = models.ForeignKey(MemoryEvent, null=True, blank=True, on_delete=models.CASCADE, related_name="review_items")
     memory = models.ForeignKey(
-        "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items",
+        "memories.Memory",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="review_items",
         help_text=_("The memory under review (a parked candidate, a promotion source, an audited write)."),
     )
     related_memory = models.ForeignKey(
-        "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        "memories.Memory",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         help_text=_("The existing memory it conflicts with, when there is one."),
     )
     layer = models.CharField(_("layer"), max_length=2, choices=Layer.choices, blank=True, default="")
@@ -109,14 +118,14 @@ class ReviewItem(models.Model):
     reason = models.TextField(_("reason"), blank=True, default="")
     payload = models.JSONField(_("payload"), default=dict, blank=True)
     proposed_by = models.CharField(_("proposed by"), max_length=128, blank=True, default="")
-    proposed_by_user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    proposed_by_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reviewer_name = models.CharField(_("reviewer"), max_length=150, blank=True, default="")
     note = models.TextField(_("note"), blank=True, default="")
     decision_correct = models.BooleanField(
-        _("automatic decision was right"), null=True, blank=True,
+        _("automatic decision was right"),
+        null=True,
+        blank=True,
         help_text=_("The reviewer's verdict on the automatic decision; ground truth for guard metrics."),
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)
@@ -144,7 +153,8 @@ class LayerPolicy(models.Model):
     auto_promote = models.BooleanField(_("promote without review"), default=False)
     sampled_audit_rate = models.FloatField(_("sampled-audit rate"), default=0.05)
     review_importance_below = models.FloatField(
-        _("review when importance below"), default=3.0,
+        _("review when importance below"),
+        default=3.0,
         help_text=_("A write whose quality score falls under this goes to review instead."),
     )
     review_confidence_below = models.FloatField(_("review when judge confidence below"), default=0.5)
@@ -213,10 +223,10 @@ class Suggestion(models.Model):
     advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, db_index=True)
     kind = models.CharField(_("signal kind"), max_length=16, choices=SignalKind.choices, default=SignalKind.OTHER)
     topic = models.CharField(_("topic"), max_length=128, blank=True, default="")
-    strategies = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_strategy",
-                                        verbose_name=_("L2 strategies"))
-    templates = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_template",
-                                       verbose_name=_("L4 templates"))
+    strategies = models.ManyToManyField(
+        "memories.Memory", blank=True, related_name="suggested_as_strategy", verbose_name=_("L2 strategies")
+    )
+    templates = models.ManyToManyField("memories.Memory", blank=True, related_name="suggested_as_template", verbose_name=_("L4 templates"))
     reasons = models.JSONField(_("why each playbook applies"), default=dict, blank=True)
     status = models.CharField(_("status"), max_length=16, choices=SuggestionStatus.choices, default=SuggestionStatus.OPEN, db_index=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now, db_index=True)

@@ -14,6 +14,7 @@ keyword index uses, numbers and a small vocabulary of direction and negation wor
 bundled embedder is not used for this because its cosine scores for any two ad-ops
 sentences sit between 0.85 and 0.95, too close together to tell one claim from
 another."""
+
 from __future__ import annotations
 
 import re
@@ -62,9 +63,23 @@ DEFAULT_REFLECTION = ReflectionConfig()
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _DIRECTION_PAIRS = (
-    ("提高", "降低"), ("提升", "降低"), ("增加", "减少"), ("加大", "减少"), ("加大", "降低"), ("上涨", "下降"),
-    ("上升", "下降"), ("提价", "降价"), ("高于", "低于"), ("追加", "削减"), ("放宽", "收紧"), ("扩大", "缩小"),
-    ("increase", "decrease"), ("raise", "lower"), ("higher", "lower"), ("more", "less"), ("up", "down"),
+    ("提高", "降低"),
+    ("提升", "降低"),
+    ("增加", "减少"),
+    ("加大", "减少"),
+    ("加大", "降低"),
+    ("上涨", "下降"),
+    ("上升", "下降"),
+    ("提价", "降价"),
+    ("高于", "低于"),
+    ("追加", "削减"),
+    ("放宽", "收紧"),
+    ("扩大", "缩小"),
+    ("increase", "decrease"),
+    ("raise", "lower"),
+    ("higher", "lower"),
+    ("more", "less"),
+    ("up", "down"),
 )
 _NEGATIONS = ("不要", "不得", "禁止", "避免", "不能", "不可", "不宜", "不适合", "不投", "无需", "切勿", "严禁")
 _EN_NEGATION = re.compile(r"\b(?:not|never|avoid|don't|do not|must not|no longer)\b", re.IGNORECASE)
@@ -113,16 +128,18 @@ def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAU
     if overlap < config.same_claim_overlap:
         return None
     if a.negated != b.negated:
-        return {"type": "negation", "overlap": round(overlap, 3),
-                "detail": "one memory negates what the other asserts"}
+        return {"type": "negation", "overlap": round(overlap, 3), "detail": "one memory negates what the other asserts"}
     clash = _direction_clash(a.lowered, b.lowered)
     if clash:
         return {"type": "direction", "overlap": round(overlap, 3), "detail": f"“{clash[0]}” vs “{clash[1]}”"}
     if overlap >= config.number_conflict_overlap and a.numbers and b.numbers and a.numbers != b.numbers:
         differing = [(x, y) for x, y in zip(a.numbers, b.numbers) if x != y]
         if differing or len(a.numbers) != len(b.numbers):
-            return {"type": "numbers", "overlap": round(overlap, 3),
-                    "detail": "; ".join(f"{x} vs {y}" for x, y in differing[:3]) or "different figures"}
+            return {
+                "type": "numbers",
+                "overlap": round(overlap, 3),
+                "detail": "; ".join(f"{x} vs {y}" for x, y in differing[:3]) or "different figures",
+            }
     return None
 
 
@@ -130,8 +147,9 @@ def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAU
 def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any]]:
     cutoff = now - timedelta(days=config.window_days)
     queryset = (
-        Memory.objects.filter(status=Status.ACTIVE, created_at__lte=cutoff, importance__lte=config.stale_importance_at_most,
-                              reinforcement_count=0)
+        Memory.objects.filter(
+            status=Status.ACTIVE, created_at__lte=cutoff, importance__lte=config.stale_importance_at_most, reinforcement_count=0
+        )
         .filter(Q(last_accessed_at__isnull=True) | Q(last_accessed_at__lte=cutoff))
         .exclude(layer__in=[Layer.L1, Layer.L3])
         .order_by("importance", "created_at", "id")
@@ -139,25 +157,29 @@ def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any
     findings = []
     for memory in queryset[: config.max_findings_per_kind]:
         retention = memory_retention(memory, now=now)
-        findings.append({
-            "key": f"stale:{memory.pk}",
-            "memory_id": memory.pk,
-            "layer": memory.layer,
-            "advertiser": memory.advertiser,
-            "content": memory.content[:200],
-            "importance": memory.importance,
-            "last_accessed_at": iso_local(memory.last_accessed_at),
-            "idle_days": round(retention.idle_days, 1),
-            "retention": round(retention.score, 4),
-        })
+        findings.append(
+            {
+                "key": f"stale:{memory.pk}",
+                "memory_id": memory.pk,
+                "layer": memory.layer,
+                "advertiser": memory.advertiser,
+                "content": memory.content[:200],
+                "importance": memory.importance,
+                "last_accessed_at": iso_local(memory.last_accessed_at),
+                "idle_days": round(retention.idle_days, 1),
+                "retention": round(retention.score, 4),
+            }
+        )
     return findings
 
 
 def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
     scopes: dict[tuple, list[_Claim]] = defaultdict(list)
-    for memory in Memory.objects.filter(status=Status.ACTIVE).only(
-        "id", "layer", "content", "advertiser", "business_line", "category", "importance"
-    ).order_by("id"):
+    for memory in (
+        Memory.objects.filter(status=Status.ACTIVE)
+        .only("id", "layer", "content", "advertiser", "business_line", "category", "importance")
+        .order_by("id")
+    ):
         scopes[(memory.advertiser,)].append(_claim(memory))
     findings = []
     for (advertiser,), claims in scopes.items():
@@ -172,15 +194,17 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
                 why = contradiction_between(a, b, config)
                 if why is None:
                     continue
-                findings.append({
-                    "key": f"contradiction:{a.memory.pk}:{b.memory.pk}",
-                    "memory_id": a.memory.pk,
-                    "related_memory_id": b.memory.pk,
-                    "layers": [a.memory.layer, b.memory.layer],
-                    "advertiser": advertiser,
-                    "contents": [a.memory.content[:200], b.memory.content[:200]],
-                    **why,
-                })
+                findings.append(
+                    {
+                        "key": f"contradiction:{a.memory.pk}:{b.memory.pk}",
+                        "memory_id": a.memory.pk,
+                        "related_memory_id": b.memory.pk,
+                        "layers": [a.memory.layer, b.memory.layer],
+                        "advertiser": advertiser,
+                        "contents": [a.memory.content[:200], b.memory.content[:200]],
+                        **why,
+                    }
+                )
                 if len(findings) >= config.max_findings_per_kind:
                     return findings
     return findings
@@ -209,41 +233,49 @@ def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[di
         if len(group) < config.repeated_reject_min:
             continue
         sample = group[0]
-        findings.append({
-            "key": f"repeated_reject:text:{who}:{advertiser}:{digest[:16]}",
-            "pattern": "same_proposal",
-            "actor": who,
-            "advertiser": advertiser,
-            "count": len(group),
-            "text": (sample.raw_text or sample.summary)[:200],
-            "reasons": [str(r) for r in sample.reasons[:3]],
-            "event_ids": sorted(e.pk for e in group)[:20],
-        })
+        findings.append(
+            {
+                "key": f"repeated_reject:text:{who}:{advertiser}:{digest[:16]}",
+                "pattern": "same_proposal",
+                "actor": who,
+                "advertiser": advertiser,
+                "count": len(group),
+                "text": (sample.raw_text or sample.summary)[:200],
+                "reasons": [str(r) for r in sample.reasons[:3]],
+                "event_ids": sorted(e.pk for e in group)[:20],
+            }
+        )
     covered = {f["actor"] for f in findings}
     for (who, reason), group in sorted(same_reason.items(), key=lambda kv: -len(kv[1])):
         # An actor already flagged for repeating one proposal would be flagged twice.
         if len(group) < config.repeated_reason_min or who in covered:
             continue
-        findings.append({
-            "key": f"repeated_reject:reason:{who}:{content_hash(reason)[:16]}",
-            "pattern": "same_reason",
-            "actor": who,
-            "advertiser": group[0].advertiser if len({e.advertiser for e in group}) == 1 else None,
-            "count": len(group),
-            "reason": reason,
-            "event_ids": sorted(e.pk for e in group)[:20],
-        })
+        findings.append(
+            {
+                "key": f"repeated_reject:reason:{who}:{content_hash(reason)[:16]}",
+                "pattern": "same_reason",
+                "actor": who,
+                "advertiser": group[0].advertiser if len({e.advertiser for e in group}) == 1 else None,
+                "count": len(group),
+                "reason": reason,
+                "event_ids": sorted(e.pk for e in group)[:20],
+            }
+        )
     return findings[: config.max_findings_per_kind]
 
 
 # --- the pass -----------------------------------------------------------------
 def _item_reason(kind: str, finding: dict[str, Any]) -> str:
     if kind == "stale":
-        return (f"Stale {finding['layer']} memory #{finding['memory_id']}: no recall for {finding['idle_days']} days, "
-                f"importance {finding['importance']}. Archive it or confirm it still holds.")
+        return (
+            f"Stale {finding['layer']} memory #{finding['memory_id']}: no recall for {finding['idle_days']} days, "
+            f"importance {finding['importance']}. Archive it or confirm it still holds."
+        )
     if kind == "contradiction":
-        return (f"Memories #{finding['memory_id']} and #{finding['related_memory_id']} contradict each other "
-                f"({finding['type']}: {finding['detail']}). Keep one, correct or archive the other.")
+        return (
+            f"Memories #{finding['memory_id']} and #{finding['related_memory_id']} contradict each other "
+            f"({finding['type']}: {finding['detail']}). Keep one, correct or archive the other."
+        )
     who = finding["actor"]
     if finding["pattern"] == "same_proposal":
         return f"{who} proposed the same rejected text {finding['count']} times: check the agent's prompt or capture rules."
@@ -307,8 +339,7 @@ def reflect(
 
         consolidations = consolidations_propose(now=now)
         created = _open_review_items(
-            [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions]
-            + [("repeated_reject", f) for f in rejects],
+            [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions] + [("repeated_reject", f) for f in rejects],
             now=now,
             window_days=config.window_days,
         )
@@ -321,16 +352,18 @@ def reflect(
         ) + (f"; {len(consolidations)} semantic consolidations proposed or waiting" if consolidations else "")
         # Findings quote memories and rejected events; anything that slipped into them by a
         # path outside the funnel must not be copied once more into the report.
-        findings, _ = scan_data({
-            "as_of": iso_local(now),
-            "run_by": actor,
-            "counts": counts,
-            "review_items_created": created,
-            "stale": stale,
-            "contradictions": contradictions,
-            "repeated_rejects": rejects,
-            "consolidations": consolidations,
-        })
+        findings, _ = scan_data(
+            {
+                "as_of": iso_local(now),
+                "run_by": actor,
+                "counts": counts,
+                "review_items_created": created,
+                "stale": stale,
+                "contradictions": contradictions,
+                "repeated_rejects": rejects,
+                "consolidations": consolidations,
+            }
+        )
         return ReflectionReport.objects.create(created_at=now, window_days=config.window_days, summary=summary, findings=findings)
 
     return atomic_batch(store)

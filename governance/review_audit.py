@@ -6,6 +6,7 @@ outcome (a refusal that stays refused, or an automatic write archived) is `revie
 This module holds the one verdict those two cannot express. The write goes through the
 one governed write path with the reviewer as the authority, so the hard layer rules and
 the deterministic funnel rules apply as they would to any approval."""
+
 from __future__ import annotations
 
 from django.db import transaction
@@ -79,21 +80,35 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
     memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes)
     action = Action.UPDATE if memory.supersedes_id else Action.WRITE
-    reasons = [f"sampled audit overturned by reviewer {name}: automatic REJECT was wrong; "
-               f"{action} to {memory.layer} as memory #{memory.pk}"]
+    reasons = [
+        f"sampled audit overturned by reviewer {name}: automatic REJECT was wrong; {action} to {memory.layer} as memory #{memory.pk}"
+    ]
     if note:
         reasons.append(f"note: {note}")
     review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=False)
     item.memory = memory
     item.save(update_fields=["memory"])
-    review_trace_add(item, decision=action, reasons=reasons, memory=memory,
-                  scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind, "overturned": "REJECT"})
+    review_trace_add(
+        item,
+        decision=action,
+        reasons=reasons,
+        memory=memory,
+        scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind, "overturned": "REJECT"},
+    )
     event = item.event
     if event is not None:
         MemoryEvent.objects.filter(pk=event.pk).update(
-            status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer,
-            reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now(),
+            status=EventStatus.RESOLVED,
+            action=action,
+            memory=memory,
+            decided_layer=memory.layer,
+            reasons=[*(event.reasons or []), *reasons],
+            decided_at=timezone.now(),
         )
-    audit_record(event_type="review.overturned", actor=name, target=item,
-                 extra={"kind": item.kind, "auto_action": Action.REJECT, "memory_id": memory.pk, "note": note})
+    audit_record(
+        event_type="review.overturned",
+        actor=name,
+        target=item,
+        extra={"kind": item.kind, "auto_action": Action.REJECT, "memory_id": memory.pk, "note": note},
+    )
     return Decision(action=action, layer=memory.layer, memory_id=memory.pk, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)

@@ -2,6 +2,7 @@
 admin, or through the CLI as their account) also becomes a django.contrib.admin LogEntry,
 beside its AuditLog row and trace, in the same transaction. API tokens are not accounts,
 so their decisions stay in the audit log and traces only."""
+
 from __future__ import annotations
 
 from django.contrib.admin.models import CHANGE, LogEntry

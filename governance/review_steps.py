@@ -1,6 +1,7 @@
 """The steps every review decision shares, whichever service makes it (approve, reject,
 overturn an audit): lock the open item, check who decides, re-run the deterministic
 rules on a parked candidate, resolve the item, and add the review row to the trace."""
+
 from __future__ import annotations
 
 from typing import Any

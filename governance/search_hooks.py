@@ -13,6 +13,7 @@ search then answers with the fast result and reports the reason. Memory content 
 untrusted: it goes to the model inside the <untrusted_data> block, and the reranker's
 answer can only reorder the candidates it was given (memories.search.deep drops other ids).
 """
+
 from __future__ import annotations
 
 import functools
@@ -46,12 +47,14 @@ REWRITE_SYSTEM = (
     f"Rewrite the query into at most {MAX_SUBQUERIES - 1} short search queries that find the memories answering it: "
     "a plain statement of what is asked, the same with synonyms and jargon (出价/竞价/bid, 预算/budget, 小红书/RED), and, "
     "when it asks about two things, one query per thing. Keep names, products, channels and numbers exactly. "
-    + _UNTRUSTED_RULE + ' Answer with one JSON object only: {"queries": [str, ...]}.'
+    + _UNTRUSTED_RULE
+    + ' Answer with one JSON object only: {"queries": [str, ...]}.'
 )
 RERANK_SYSTEM = (
     "You rank stored memories by how well each answers the user's query, for an advertising-operations memory service. "
-    "Use only the query and the memories' text. " + _UNTRUSTED_RULE +
-    ' Answer with one JSON object only: {"order": [id, ...]} listing the candidate ids, most useful first.'
+    "Use only the query and the memories' text. "
+    + _UNTRUSTED_RULE
+    + ' Answer with one JSON object only: {"order": [id, ...]} listing the candidate ids, most useful first.'
 )
 
 

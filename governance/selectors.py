@@ -1,4 +1,5 @@
 """Reads of the governance app: the review queue, events and their traces."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -93,7 +94,8 @@ def suggestions_open(*, advertisers: tuple[str, ...] | None = None, limit: int =
     qs = (
         Suggestion.objects.filter(status=SuggestionStatus.OPEN, signal__status=Status.ACTIVE)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .select_related("signal").prefetch_related("strategies", "templates")
+        .select_related("signal")
+        .prefetch_related("strategies", "templates")
     )
     if advertisers is not None:
         qs = qs.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
@@ -110,8 +112,15 @@ def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
 
     def playbook(memory: Memory) -> dict[str, Any]:
         why = reasons.get(str(memory.pk), {})
-        return {"id": memory.pk, "layer": memory.layer, "content": memory.content, "advertiser": memory.advertiser,
-                "category": memory.category, "score": why.get("score", 0.0), "shared_entities": why.get("shared", [])}
+        return {
+            "id": memory.pk,
+            "layer": memory.layer,
+            "content": memory.content,
+            "advertiser": memory.advertiser,
+            "category": memory.category,
+            "score": why.get("score", 0.0),
+            "shared_entities": why.get("shared", []),
+        }
 
     def ranked(memories: Any) -> list[dict[str, Any]]:
         live = (m for m in memories.all() if m.status == Status.ACTIVE and (m.expires_at is None or m.expires_at > now))
@@ -126,8 +135,14 @@ def suggestion_dict(suggestion: Suggestion) -> dict[str, Any]:
         "status": suggestion.status,
         "created_at": suggestion.created_at.isoformat(),
         "expires_at": suggestion.expires_at.isoformat() if suggestion.expires_at else None,
-        "signal": {"id": signal.pk, "layer": signal.layer, "content": signal.content, "advertiser": signal.advertiser,
-                   "category": signal.category, "expires_at": signal.expires_at.isoformat() if signal.expires_at else None},
+        "signal": {
+            "id": signal.pk,
+            "layer": signal.layer,
+            "content": signal.content,
+            "advertiser": signal.advertiser,
+            "category": signal.category,
+            "expires_at": signal.expires_at.isoformat() if signal.expires_at else None,
+        },
         "strategies": ranked(suggestion.strategies),
         "templates": ranked(suggestion.templates),
     }
@@ -154,8 +169,10 @@ def memory_source(*, memory, advertisers: tuple[str, ...] | None = None) -> dict
     return {
         "memory_id": memory.pk,
         "session_id": chosen.session_id,
-        "turns": [{"index": int(t.get("index", i)), "role": str(t.get("role", "")), "content": str(t.get("content", ""))}
-                  for i, t in enumerate(chosen.source_turns or [])],
+        "turns": [
+            {"index": int(t.get("index", i)), "role": str(t.get("role", "")), "content": str(t.get("content", ""))}
+            for i, t in enumerate(chosen.source_turns or [])
+        ],
         "raw_text": chosen.raw_text or chosen.summary or None,
         "event_id": chosen.pk,
     }

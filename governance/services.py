@@ -4,6 +4,7 @@ Model calls (classification, value, judge) run before the write transaction, so 
 database lock is held while a gateway answers. Everything after them — the event row,
 every stage's trace, the memory write or the parked review item, the sampled audit —
 commits in one transaction, or not at all."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
-from governance.constants import EventKind, EventStatus, ReviewKind, ReviewStatus, TriggerType
+from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, TriggerType
 from governance.funnel import pipeline as p
-from governance.constants import Action
 from governance.funnel.commit import DEFAULT_PIPELINE
 from governance.funnel.errors import (
     EmptyInput,
@@ -29,6 +29,12 @@ from governance.funnel.errors import (
     UnknownSource,
 )
 from governance.funnel.rules import claim_turns
+from governance.funnel.types import Decision, StageOutcome
+from governance.hard_rules import Authority, WriteOrigin
+from governance.memory_write import Proposal, governed_set_status, governed_write
+from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
+from governance.providers.config import get_judge, get_provider
+from governance.review_log import review_log_entry
 from governance.review_steps import (
     review_candidate_recheck,
     review_item_lock_open,
@@ -36,15 +42,9 @@ from governance.review_steps import (
     review_reviewer_check,
     review_trace_add,
 )
-from governance.funnel.types import Decision, StageOutcome
-from governance.hard_rules import Authority, WriteOrigin
-from governance.memory_write import Proposal, governed_set_status, governed_write
-from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
-from governance.providers.config import get_judge, get_provider
-from governance.review_log import review_log_entry
 from governance.safety import redact, scan_data, scan_text
-from governance.tuning import max_text_chars
 from governance.selectors import review_writes_l1
+from governance.tuning import max_text_chars
 from memories.constants import L1_PERMISSION, LAYER_CODES, Source, Status
 from memories.exceptions import InvalidInput
 from memories.metrics_registry import record_decision
@@ -52,9 +52,21 @@ from memories.models import Memory
 from memories.services import memory_write_lock
 
 __all__ = [
-    "Decision", "event_ingest", "event_trigger", "event_submit", "review_approve", "review_reject", "review_item_create",
-    "EmptyInput", "InputTooLarge", "NoteRequired", "ReviewNotOpen", "SelfReviewForbidden", "UnknownEventType",
-    "UnknownLayer", "UnknownSource",
+    "Decision",
+    "event_ingest",
+    "event_trigger",
+    "event_submit",
+    "review_approve",
+    "review_reject",
+    "review_item_create",
+    "EmptyInput",
+    "InputTooLarge",
+    "NoteRequired",
+    "ReviewNotOpen",
+    "SelfReviewForbidden",
+    "UnknownEventType",
+    "UnknownLayer",
+    "UnknownSource",
 ]
 
 MAX_DATA_BYTES = 64 * 1024
@@ -133,18 +145,31 @@ def _render_data(event_type: str, data: dict[str, Any]) -> str:
 # --- decisions -----------------------------------------------------------------------
 def _trace_dict(trace: Trace) -> dict[str, Any]:
     return StageOutcome(
-        stage=trace.stage, decision=trace.decision, reasons=trace.reasons, scores=trace.scores, provider=trace.provider,
-        model=trace.model, prompt_version=trace.prompt_version, latency_ms=trace.latency_ms, tokens_in=trace.tokens_in,
-        tokens_out=trace.tokens_out, cost_usd=trace.cost_usd,
+        stage=trace.stage,
+        decision=trace.decision,
+        reasons=trace.reasons,
+        scores=trace.scores,
+        provider=trace.provider,
+        model=trace.model,
+        prompt_version=trace.prompt_version,
+        latency_ms=trace.latency_ms,
+        tokens_in=trace.tokens_in,
+        tokens_out=trace.tokens_out,
+        cost_usd=trace.cost_usd,
     ).as_dict()
 
 
 def decision_for_event(event: MemoryEvent, *, replayed: bool = False) -> Decision:
     review = event.review_items.filter(kind__in=[ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT]).order_by("id").first()
     return Decision(
-        action=event.action, layer=event.decided_layer or None, memory_id=event.memory_id, event_id=event.pk,
-        reasons=list(event.reasons or []), stages=[_trace_dict(t) for t in event.traces.order_by("seq", "id")],
-        review_item_id=review.pk if review else None, replayed=replayed,
+        action=event.action,
+        layer=event.decided_layer or None,
+        memory_id=event.memory_id,
+        event_id=event.pk,
+        reasons=list(event.reasons or []),
+        stages=[_trace_dict(t) for t in event.traces.order_by("seq", "id")],
+        review_item_id=review.pk if review else None,
+        replayed=replayed,
     )
 
 
@@ -188,13 +213,22 @@ def event_submit(
     provider = get_provider()
     judge = get_judge(provider)
     event = MemoryEvent(
-        kind=kind, event_type=event_type, source=source, actor=actor, advertiser=advertiser or None,
-        business_line=business_line or "", requested_layer=layer, raw_text=text_scan.text, summary=summary_scan.text,
-        data=clean_data, idempotency_key=idempotency_key or None,
+        kind=kind,
+        event_type=event_type,
+        source=source,
+        actor=actor,
+        advertiser=advertiser or None,
+        business_line=business_line or "",
+        requested_layer=layer,
+        raw_text=text_scan.text,
+        summary=summary_scan.text,
+        data=clean_data,
+        idempotency_key=idempotency_key or None,
         provider=judge.name if judge is provider else f"{judge.name}+{provider.name}",
         session_id=session_id or None,
-        source_turns=[{"index": t.get("index", i), "role": t["role"], "content": scan_text(t["content"]).text}
-                      for i, t in enumerate(turns or [])],
+        source_turns=[
+            {"index": t.get("index", i), "role": t["role"], "content": scan_text(t["content"]).text} for i, t in enumerate(turns or [])
+        ],
     )
     candidate = p.new_candidate(event=event, content=content_scan.text, trigger_type=event_type, layer=layer)
     candidate.turns = [{"role": t["role"], "content": redact(t["content"])} for t in turns or []]
@@ -222,7 +256,9 @@ def event_submit(
         if ctx.event.action == "":
             # A custom pipeline without a commit stage still leaves a decided event.
             p.settle(ctx)
-            MemoryEvent.objects.filter(pk=event.pk).update(action=ctx.final, reasons=ctx.reasons, status=EventStatus.DECIDED, decided_at=timezone.now())
+            MemoryEvent.objects.filter(pk=event.pk).update(
+                action=ctx.final, reasons=ctx.reasons, status=EventStatus.DECIDED, decided_at=timezone.now()
+            )
     event.refresh_from_db()
     record_decision(action=event.action, stage=ctx.decided_by or "commit")
     return decision_for_event(event)
@@ -282,10 +318,18 @@ def event_ingest(
         text = _clean_text("text", text, required=True)
         raw = text
     return event_submit(
-        kind=EventKind.INGEST, content=text, raw_text=raw, advertiser=_short("advertiser", advertiser, 64) or None,
-        source=_clean_source(source), layer=_clean_layer(layer), idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
-        actor=_short("actor", actor, 128) or "", business_line=_short("business_line", business_line, 64) or "", pipeline=pipeline,
-        turns=turns, session_id=_short("session_id", session_id, 200) or None,
+        kind=EventKind.INGEST,
+        content=text,
+        raw_text=raw,
+        advertiser=_short("advertiser", advertiser, 64) or None,
+        source=_clean_source(source),
+        layer=_clean_layer(layer),
+        idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
+        actor=_short("actor", actor, 128) or "",
+        business_line=_short("business_line", business_line, 64) or "",
+        pipeline=pipeline,
+        turns=turns,
+        session_id=_short("session_id", session_id, 200) or None,
     )
 
 
@@ -312,10 +356,18 @@ def event_trigger(
     if not content:
         raise EmptyInput("a trigger needs a summary or some data")
     return event_submit(
-        kind=EventKind.TRIGGER, content=content, summary=summary, data=data, event_type=event_type,
-        advertiser=_short("advertiser", advertiser, 64) or None, source=_clean_source(source), layer=_clean_layer(layer),
-        idempotency_key=_short("idempotency_key", idempotency_key, 128) or None, actor=_short("actor", actor, 128) or "",
-        business_line=_short("business_line", business_line, 64) or "", pipeline=pipeline,
+        kind=EventKind.TRIGGER,
+        content=content,
+        summary=summary,
+        data=data,
+        event_type=event_type,
+        advertiser=_short("advertiser", advertiser, 64) or None,
+        source=_clean_source(source),
+        layer=_clean_layer(layer),
+        idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
+        actor=_short("actor", actor, 128) or "",
+        business_line=_short("business_line", business_line, 64) or "",
+        pipeline=pipeline,
     )
 
 
@@ -349,9 +401,16 @@ def review_item_create(
             raise InvalidInput("a review candidate needs content and a layer L1-L4")
         body["candidate"] = candidate
     return ReviewItem.objects.create(
-        kind=kind, reason=redact(reason), event=event, memory=memory, related_memory=related_memory, layer=layer or (candidate or {}).get("layer", ""),
-        advertiser=advertiser if advertiser is not None else (memory.advertiser if memory else None), payload=body,
-        proposed_by=proposed_by, proposed_by_user=proposed_by_user,
+        kind=kind,
+        reason=redact(reason),
+        event=event,
+        memory=memory,
+        related_memory=related_memory,
+        layer=layer or (candidate or {}).get("layer", ""),
+        advertiser=advertiser if advertiser is not None else (memory.advertiser if memory else None),
+        payload=body,
+        proposed_by=proposed_by,
+        proposed_by_user=proposed_by_user,
     )
 
 
@@ -392,7 +451,9 @@ def review_approve(
         if item.kind == ReviewKind.CONSOLIDATION:
             # The semantic memory links back to every episode it was drawn from.
             derived = list(Memory.objects.filter(pk__in=(item.payload or {}).get("source_ids") or []))
-        authority = Authority(origin=WriteOrigin.PROMOTION if promotion else WriteOrigin.APPROVAL, actor=name, person=True, operator=is_operator)
+        authority = Authority(
+            origin=WriteOrigin.PROMOTION if promotion else WriteOrigin.APPROVAL, actor=name, person=True, operator=is_operator
+        )
         proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
         memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes, derived_from=derived)
         action = Action.UPDATE if memory.supersedes_id else Action.WRITE
@@ -402,17 +463,37 @@ def review_approve(
     if note:
         reasons.append(f"note: {note}")
     review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=decision_correct)
-    review_trace_add(item, decision=action or "APPROVED", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
+    review_trace_add(
+        item,
+        decision=action or "APPROVED",
+        reasons=reasons,
+        memory=memory,
+        scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind},
+    )
     if event is not None and item.kind != ReviewKind.SAMPLED_AUDIT and memory is not None:
         MemoryEvent.objects.filter(pk=event.pk).update(
-            status=EventStatus.RESOLVED, action=action, memory=memory, decided_layer=memory.layer, reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
+            status=EventStatus.RESOLVED,
+            action=action,
+            memory=memory,
+            decided_layer=memory.layer,
+            reasons=[*(event.reasons or []), *reasons],
+            decided_at=timezone.now(),
         )
-    audit_record(event_type="review.approved", actor=name, target=item, extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note})
+    audit_record(
+        event_type="review.approved",
+        actor=name,
+        target=item,
+        extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note},
+    )
     review_log_entry(item=item, reviewer=reviewer, message=reasons[0])
     transaction.on_commit(lambda: record_decision(action=action or "APPROVED", stage="review"))
     return Decision(
-        action=action, layer=(memory.layer if memory else item.layer) or None, memory_id=getattr(memory, "pk", None),
-        event_id=item.event_id, reasons=reasons, review_item_id=item.pk,
+        action=action,
+        layer=(memory.layer if memory else item.layer) or None,
+        memory_id=getattr(memory, "pk", None),
+        event_id=item.event_id,
+        reasons=reasons,
+        review_item_id=item.pk,
     )
 
 
@@ -434,14 +515,22 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
         auto = (item.payload or {}).get("auto_action", "")
         action = auto or "REJECT"
         if auto in {"WRITE", "UPDATE"} and item.memory is not None and item.memory.status == Status.ACTIVE:
-            memory = governed_set_status(memory=item.memory, status=Status.ARCHIVED,
-                                         authority=Authority(origin=WriteOrigin.APPROVAL, actor=name, person=True,
-                                                             operator=reviewer is None or reviewer.has_perm(L1_PERMISSION)))
+            memory = governed_set_status(
+                memory=item.memory,
+                status=Status.ARCHIVED,
+                authority=Authority(
+                    origin=WriteOrigin.APPROVAL, actor=name, person=True, operator=reviewer is None or reviewer.has_perm(L1_PERMISSION)
+                ),
+            )
             reasons.insert(1, f"automatic {auto} judged wrong: memory #{memory.pk} archived")
         else:
             reasons.insert(1, f"automatic {auto} judged wrong")
-    review_item_resolve(item, status=ReviewStatus.REJECTED, reviewer=reviewer, name=name, note=note.strip(), decision_correct=decision_correct)
-    review_trace_add(item, decision="REJECT", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind})
+    review_item_resolve(
+        item, status=ReviewStatus.REJECTED, reviewer=reviewer, name=name, note=note.strip(), decision_correct=decision_correct
+    )
+    review_trace_add(
+        item, decision="REJECT", reasons=reasons, memory=memory, scores={"review_item_id": item.pk, "reviewer": name, "kind": item.kind}
+    )
     if event is not None and item.kind in {ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT}:
         MemoryEvent.objects.filter(pk=event.pk).update(
             status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
@@ -449,4 +538,6 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     audit_record(event_type="review.rejected", actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
     review_log_entry(item=item, reviewer=reviewer, message="; ".join(reasons[:2]))
     transaction.on_commit(lambda: record_decision(action="REJECT", stage="review"))
-    return Decision(action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)
+    return Decision(
+        action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk
+    )

@@ -2,6 +2,7 @@
 
 Each row stores counts as they were at `now`, so a chart over snapshots shows how the
 memory and the queue evolved even after rows change status later."""
+
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -26,8 +27,7 @@ def _memory_counts() -> dict[str, Any]:
             by_layer[row["layer"]] += row["n"]
     for row in Memory.objects.filter(status=Status.ACTIVE).values("tier").annotate(n=Count("id")):
         by_tier[row["tier"]] += row["n"]
-    return {"active_by_layer": by_layer, "by_status": by_status, "active_by_tier": by_tier,
-            "total": sum(by_status.values())}
+    return {"active_by_layer": by_layer, "by_status": by_status, "active_by_tier": by_tier, "total": sum(by_status.values())}
 
 
 def metrics_collect(*, now: datetime) -> dict[str, Any]:
@@ -37,7 +37,9 @@ def metrics_collect(*, now: datetime) -> dict[str, Any]:
     since = now - timedelta(hours=24)
     actions = dict(
         MemoryEvent.objects.filter(created_at__gt=since, created_at__lte=now, action__gt="")
-        .values_list("action").annotate(n=Count("id")).values_list("action", "n")
+        .values_list("action")
+        .annotate(n=Count("id"))
+        .values_list("action", "n")
     )
     open_reviews = dict(
         ReviewItem.objects.filter(status=ReviewStatus.OPEN).values_list("kind").annotate(n=Count("id")).values_list("kind", "n")

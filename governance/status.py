@@ -1,5 +1,6 @@
 """The service overview behind `memory status` (every advertiser) and `GET /api/v1/status`
 (scoped to the token's advertisers plus global memories)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -3,6 +3,7 @@ cold start, an anomaly), the L2 strategies and L4 templates of the same advertis
 global ones) that share its entities are recorded as one Suggestion. Matching reads the
 entity links the write path has just stored; it is deterministic, so the same signal
 always suggests the same playbooks. Suggestions expire with their signal."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -51,8 +52,11 @@ def _score(signal: Memory) -> tuple[dict[int, float], dict[int, list[str]], list
     name_of = {eid: name for eid, _, name in links}
     # A big store links thousands of playbooks to 大促: score the most important ones.
     event_ids = [eid for eid, kind in kind_of.items() if kind == K.EVENT]
-    sharing_event = (MemoryEntity.objects.filter(entity_id__in=event_ids, memory__in=_playbooks(signal))
-                     .order_by("-memory__importance", "-memory_id").values_list("memory_id", flat=True)[:MAX_CANDIDATES])
+    sharing_event = (
+        MemoryEntity.objects.filter(entity_id__in=event_ids, memory__in=_playbooks(signal))
+        .order_by("-memory__importance", "-memory_id")
+        .values_list("memory_id", flat=True)[:MAX_CANDIDATES]
+    )
     candidates = list(dict.fromkeys(sharing_event))
     score: dict[int, float] = defaultdict(float)
     shared: dict[int, list[str]] = defaultdict(list)
@@ -72,8 +76,11 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
     if signal.layer != Layer.L3 or signal.status != Status.ACTIVE:
         return None
     if signal.supersedes_id:
-        _close(Suggestion.objects.filter(signal_id=signal.supersedes_id, status=SuggestionStatus.OPEN), at=signal.created_at,
-               why=f"signal #{signal.supersedes_id} was replaced by #{signal.pk}")
+        _close(
+            Suggestion.objects.filter(signal_id=signal.supersedes_id, status=SuggestionStatus.OPEN),
+            at=signal.created_at,
+            why=f"signal #{signal.supersedes_id} was replaced by #{signal.pk}",
+        )
     scores, shared, events = _score(signal)
     if not scores:
         # A signal that names no event (a balance alert) has no playbook to surface.
@@ -88,22 +95,33 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
     strategies, templates = best(Layer.L2), best(Layer.L4)
     kind, topic = _signal_kind(events)
     suggestion = Suggestion.objects.create(
-        signal=signal, advertiser=signal.advertiser, kind=kind, topic=topic[:128], expires_at=signal.expires_at,
+        signal=signal,
+        advertiser=signal.advertiser,
+        kind=kind,
+        topic=topic[:128],
+        expires_at=signal.expires_at,
         reasons={str(mid): {"score": round(scores[mid], 2), "shared": shared[mid]} for mid in [*strategies, *templates]},
     )
     suggestion.strategies.set(strategies)
     suggestion.templates.set(templates)
-    trace_create(stage=STAGE, decision="suggested", memory=signal,
-                 reasons=[f"{kind} signal: {len(strategies)} strategies, {len(templates)} templates apply"],
-                 scores={"suggestion_id": suggestion.pk, "strategies": strategies, "templates": templates})
+    trace_create(
+        stage=STAGE,
+        decision="suggested",
+        memory=signal,
+        reasons=[f"{kind} signal: {len(strategies)} strategies, {len(templates)} templates apply"],
+        scores={"suggestion_id": suggestion.pk, "strategies": strategies, "templates": templates},
+    )
     return suggestion
 
 
 def suggestions_for_live_signals(*, now: datetime) -> int:
     """Suggestions for live L3 signals that have none (after loading demo data or a
     restore). Returns how many were recorded."""
-    live = (Memory.objects.filter(layer=Layer.L3, status=Status.ACTIVE, suggestions__isnull=True)
-            .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).order_by("id"))
+    live = (
+        Memory.objects.filter(layer=Layer.L3, status=Status.ACTIVE, suggestions__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .order_by("id")
+    )
     return sum(1 for signal in live if suggestions_for_signal(signal=signal) is not None)
 
 

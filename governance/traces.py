@@ -1,6 +1,7 @@
 """The one way to write a Trace row. Reasons and scores are built from proposals, model
 answers and reviewers' notes, so they are scrubbed of credentials and personal data here,
 whoever composed them."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """The tunable numbers of the funnel and the model clients, read from the environment at
 call time so tests and operators can change them without touching settings.py."""
+
 from __future__ import annotations
 
 import os

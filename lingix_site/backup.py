@@ -2,6 +2,7 @@
 
 A backup is consistent while the service keeps running. A restore replaces everything,
 then bumps the search epoch so every process drops its vector cache."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """First-run setup for `make run`: an admin account and the demo data, both once."""
+
 from __future__ import annotations
 
 import os
@@ -18,9 +19,7 @@ def bootstrap() -> dict[str, Any]:
     username = os.environ.get("LINGIX_ADMIN_USER", DEFAULT_ADMIN_USER)
     created = False
     if not User.objects.filter(is_superuser=True).exists():
-        User.objects.create_superuser(
-            username=username, email="", password=os.environ.get("LINGIX_ADMIN_PASSWORD", DEFAULT_ADMIN_PASSWORD)
-        )
+        User.objects.create_superuser(username=username, email="", password=os.environ.get("LINGIX_ADMIN_PASSWORD", DEFAULT_ADMIN_PASSWORD))
         created = True
     return {"admin_user": username, "admin_created": created, "demo": demo_load_once()}
 

@@ -1,4 +1,5 @@
 """Demo data for `make run`: about forty Chinese/English ad-ops memories, loaded once."""
+
 from __future__ import annotations
 
 from pathlib import Path

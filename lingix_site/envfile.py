@@ -4,6 +4,7 @@ as printed in a new shell (where the Makefile's exports are gone).
 The file holds plain `NAME=value` lines. Reading it never overrides a variable that is
 already set in the environment, so a real environment variable always wins. Secrets are
 never written to it: keys stay in the environment only."""
+
 from __future__ import annotations
 
 import os
@@ -42,8 +43,13 @@ def _without_credentials(value: str) -> str:
     if password is not None:
         host = netloc.rpartition("@")[2]
         netloc = f"{parts.username}@{host}" if parts.username else host
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                       if not any(marker in k.upper() for marker in (*_NEVER_WRITTEN_MARKERS, "PASS", "AUTH"))])
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not any(marker in k.upper() for marker in (*_NEVER_WRITTEN_MARKERS, "PASS", "AUTH"))
+        ]
+    )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 

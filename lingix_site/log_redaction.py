@@ -1,6 +1,7 @@
 """A logging filter that takes credentials out of every record before any handler writes
 it: access-log lines carry the request line (a `?token=` someone put in a URL), and
 exception messages can quote a header. Installed on every handler in settings.LOGGING."""
+
 from __future__ import annotations
 
 import logging
@@ -12,9 +13,7 @@ REDACTED = "[redacted]"
 _OUR_TOKEN = re.compile(r"lgx_[A-Za-z0-9_\-]{4,}")
 _BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"',;]+")
 # A credential-named query or form value, up to the next separator.
-_QUERY_VALUE = re.compile(
-    r"(?i)((?:^|[?&;\s\"'])(?:access_?token|token|api_?key|apikey|key|secret|password|auth)=)[^&\s\"';]+"
-)
+_QUERY_VALUE = re.compile(r"(?i)((?:^|[?&;\s\"'])(?:access_?token|token|api_?key|apikey|key|secret|password|auth)=)[^&\s\"';]+")
 _formatter = logging.Formatter()
 
 

@@ -4,6 +4,7 @@ Open to loopback callers by default. Anyone else needs an address in
 LINGIX_METRICS_ALLOW (comma-separated addresses or networks, e.g. 10.0.3.0/24) or the
 bearer token in LINGIX_METRICS_TOKEN. The figures name no advertiser, but queue sizes
 and growth are still nobody else's business."""
+
 from __future__ import annotations
 
 import hmac

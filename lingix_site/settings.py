@@ -1,4 +1,5 @@
 """Settings for Lingix Memory. Every deployment-specific value comes from the environment."""
+
 from __future__ import annotations
 
 import os
@@ -120,9 +121,7 @@ LOGGING = {
         "redact_credentials": {"()": "lingix_site.log_redaction.RedactCredentials"},
         "client_errors_without_traceback": {"()": "lingix_site.log_filters.ClientErrorsWithoutTraceback"},
     },
-    "formatters": {
-        "django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"}
-    },
+    "formatters": {"django.server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["redact_credentials"]},
         "django.server": {

@@ -1,4 +1,5 @@
 """Refuse to start long-running processes without an explicit judge provider."""
+
 from __future__ import annotations
 
 import sys

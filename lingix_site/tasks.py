@@ -1,6 +1,7 @@
 """django-q2 task entry points: each is a thin wrapper over one service, run with the
 clock of the moment. The schedules that call them are declared in
 lingix_site/migrations/0001_schedules.py."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,5 +1,6 @@
 """Settings for the test suite: the real stack (SQLite + FTS5 migrations, the bundled
 embedder, the offline judge), with background work made synchronous."""
+
 from lingix_site.settings import *  # noqa: F401,F403
 
 MEMORY_LLM_PROVIDER = "offline"

@@ -3,6 +3,7 @@
 Searches only add ids to an in-process buffer; a daemon thread flushes it every few
 seconds in one short UPDATE per distinct increment. With MEMORY_ACCESS_ASYNC off (tests,
 one-shot CLI calls) every record is written at once."""
+
 from __future__ import annotations
 
 import atexit
@@ -34,8 +35,9 @@ class AccessRecorder:
             self.flush()
 
     def flush(self) -> int:
-        from memories.models import Memory
         from django.db.models import F
+
+        from memories.models import Memory
 
         with self._lock:
             pending, self._pending = self._pending, Counter()

@@ -1,5 +1,6 @@
 """Reads of the category trees: a node's subtree, the nodes a path names inside a
 caller's scope, and the tree itself with counts and summaries."""
+
 from __future__ import annotations
 
 import re
@@ -13,7 +14,7 @@ _SPLIT = re.compile(r"\s*(?:›|>|/|»)\s*")
 
 
 def normalise_path(raw: str) -> str:
-    """"医药OTC/冷启动", "医药OTC > 冷启动" and "医药OTC › 冷启动" name the same node."""
+    """ "医药OTC/冷启动", "医药OTC > 冷启动" and "医药OTC › 冷启动" name the same node."""
     return PATH_SEPARATOR.join(part for part in _SPLIT.split(raw.strip()) if part)
 
 
@@ -47,9 +48,16 @@ def category_tree(*, advertisers: tuple[str, ...] | None, include_global: bool =
     trees: dict[str | None, list[dict[str, Any]]] = {}
     for node in sorted(nodes, key=lambda n: (n.depth, n.path)):
         entry = {
-            "id": node.pk, "name": node.name, "path": node.path, "depth": node.depth,
-            "memory_count": node.memory_count, "episodic_count": node.episodic_count, "semantic_count": node.semantic_count,
-            "summary": node.summary, "updated_at": node.updated_at.isoformat() if node.updated_at else None, "children": [],
+            "id": node.pk,
+            "name": node.name,
+            "path": node.path,
+            "depth": node.depth,
+            "memory_count": node.memory_count,
+            "episodic_count": node.episodic_count,
+            "semantic_count": node.semantic_count,
+            "summary": node.summary,
+            "updated_at": node.updated_at.isoformat() if node.updated_at else None,
+            "children": [],
         }
         by_id[node.pk] = entry
         parent = by_id.get(node.parent_id) if node.parent_id else None

@@ -1,4 +1,5 @@
 """Vocabulary shared by every app: layers, statuses, sources, attribution, grounding."""
+
 from __future__ import annotations
 
 from django.db import models

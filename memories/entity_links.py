@@ -1,5 +1,6 @@
 """Storage of a memory's entity links and relations. governance.entities decides what they
 are and calls this from the governed write path; this module decides nothing."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,8 +28,10 @@ def memory_entities_replace(
     for s, p, o, origin in triples:
         seen.setdefault((s, p, o), origin)
     Relation.objects.bulk_create(
-        [Relation(subject=entities[s], predicate=p, object=entities[o], memory=memory, origin=origin)
-         for (s, p, o), origin in seen.items()],
+        [
+            Relation(subject=entities[s], predicate=p, object=entities[o], memory=memory, origin=origin)
+            for (s, p, o), origin in seen.items()
+        ],
         ignore_conflicts=True,
     )
     return len(first_origin)
@@ -56,9 +59,7 @@ def entities_for(mentions: Sequence[Mention]) -> dict[Mention, Entity]:
     return found
 
 
-def memories_entities_add(
-    *, links: Sequence[tuple[int, Mention, str]], triples: Sequence[tuple[int, Mention, str, Mention, str]]
-) -> int:
+def memories_entities_add(*, links: Sequence[tuple[int, Mention, str]], triples: Sequence[tuple[int, Mention, str, Mention, str]]) -> int:
     """Bulk form for memories that have no links yet (a trusted import, a backfill):
     (memory id, mention, origin) links and (memory id, subject, predicate, object, origin)
     triples. Returns the number of links written."""
@@ -66,12 +67,16 @@ def memories_entities_add(
     link_rows = {(mid, m): origin for mid, m, origin in links}
     MemoryEntity.objects.bulk_create(
         [MemoryEntity(memory_id=mid, entity=entities[m], origin=origin) for (mid, m), origin in link_rows.items()],
-        ignore_conflicts=True, batch_size=500,
+        ignore_conflicts=True,
+        batch_size=500,
     )
     triple_rows = {(mid, s, p, o): origin for mid, s, p, o, origin in triples}
     Relation.objects.bulk_create(
-        [Relation(memory_id=mid, subject=entities[s], predicate=p, object=entities[o], origin=origin)
-         for (mid, s, p, o), origin in triple_rows.items()],
-        ignore_conflicts=True, batch_size=500,
+        [
+            Relation(memory_id=mid, subject=entities[s], predicate=p, object=entities[o], origin=origin)
+            for (mid, s, p, o), origin in triple_rows.items()
+        ],
+        ignore_conflicts=True,
+        batch_size=500,
     )
     return len(link_rows)

@@ -5,6 +5,7 @@ the query side of retrieval (memories.search.entities), so a query that says 双
 the memories linked to 双11. Matching is longest-alias-first over the lower-cased text,
 and a character span is read once (抖音信息流 is a channel, not also 信息流).
 """
+
 from __future__ import annotations
 
 import re
@@ -64,8 +65,13 @@ LEXICON: dict[str, dict[str, tuple[str, ...]]] = {
         "周末": ("周末", "weekend", "weekends"),
         "工作日": ("工作日", "weekday", "weekdays"),
         "晚高峰": ("晚高峰", "晚间", "夜间"),
-        "周一": ("周一",), "周二": ("周二",), "周三": ("周三",), "周四": ("周四",),
-        "周五": ("周五", "friday"), "周六": ("周六",), "周日": ("周日",),
+        "周一": ("周一",),
+        "周二": ("周二",),
+        "周三": ("周三",),
+        "周四": ("周四",),
+        "周五": ("周五", "friday"),
+        "周六": ("周六",),
+        "周日": ("周日",),
     },
     K.EVENT: {
         "大促": ("大促", "大型促销", "蓄水期", "爆发期", "返场期", "promotion"),
@@ -147,7 +153,7 @@ def find_mentions(text: str) -> list[Mention]:
     found: list[tuple[int, Mention]] = []
     for pattern, kind in ((ADVERTISER_PATTERN, K.ADVERTISER), (PLAN_PATTERN, K.PLAN)):
         for match in pattern.finditer(low):
-            original = text[match.start():match.end()]
+            original = text[match.start() : match.end()]
             found.append((match.start(), Mention(str(kind), original)))
             for i in range(match.start(), match.end()):
                 taken[i] = True

@@ -1,5 +1,6 @@
 """Memory counts for /metrics, read from the database at scrape time so that every
 process's writes (web, qcluster, CLI) are in the figure."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

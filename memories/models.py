@@ -1,4 +1,5 @@
 """What a memory is. Writes go through memories.services, reads through memories.selectors."""
+
 from __future__ import annotations
 
 from django.db import models
@@ -7,7 +8,16 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from memories.constants import (
-    Attribution, EntityKind, Grounding, Layer, LinkOrigin, MemoryKind, RelationPredicate, Source, Status, Tier,
+    Attribution,
+    EntityKind,
+    Grounding,
+    Layer,
+    LinkOrigin,
+    MemoryKind,
+    RelationPredicate,
+    Source,
+    Status,
+    Tier,
 )
 
 
@@ -24,16 +34,18 @@ class Memory(models.Model):
     # `memory maintain --task organise` for older rows).
     kind = models.CharField(_("kind"), max_length=10, choices=MemoryKind.choices, blank=True, default="", db_index=True)
     category_node = models.ForeignKey(
-        "memories.Category", null=True, blank=True, on_delete=models.SET_NULL, related_name="memories",
+        "memories.Category",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="memories",
         verbose_name=_("category (tree)"),
     )
     abstract_line = models.CharField(_("one-line abstract"), max_length=240, blank=True, default="")
     abstract_paragraph = models.TextField(_("paragraph abstract"), blank=True, default="")
 
     source = models.CharField(_("source"), max_length=16, choices=Source.choices, default=Source.AGENT)
-    source_attribution = models.CharField(
-        _("source attribution"), max_length=32, choices=Attribution.choices, default=Attribution.UNKNOWN
-    )
+    source_attribution = models.CharField(_("source attribution"), max_length=32, choices=Attribution.choices, default=Attribution.UNKNOWN)
     grounding = models.CharField(_("grounding"), max_length=20, choices=Grounding.choices, default=Grounding.UNKNOWN)
     importance = models.FloatField(_("importance"), default=5.0)
     confidence = models.FloatField(_("confidence"), default=0.5)
@@ -48,9 +60,7 @@ class Memory(models.Model):
     )
     valid_from = models.DateTimeField(_("valid from"), default=timezone.now)
     valid_to = models.DateTimeField(_("valid to"), null=True, blank=True)
-    derived_from = models.ManyToManyField(
-        "self", symmetrical=False, blank=True, related_name="derivatives", verbose_name=_("derived from")
-    )
+    derived_from = models.ManyToManyField("self", symmetrical=False, blank=True, related_name="derivatives", verbose_name=_("derived from"))
 
     observed_at = models.DateTimeField(_("observed at"), null=True, blank=True)
     expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)

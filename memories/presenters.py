@@ -1,4 +1,5 @@
 """Plain-dict views of memories, shared by the CLI, the API and export."""
+
 from __future__ import annotations
 
 from typing import Any

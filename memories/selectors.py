@@ -1,4 +1,5 @@
 """Reads of memories: search, lookups, status, export."""
+
 from __future__ import annotations
 
 import functools

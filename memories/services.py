@@ -1,5 +1,6 @@
 """Writes to memories. Governance decides *whether* to write; these functions do the
 writing, keep the version chain and the embedding right, and nothing else."""
+
 from __future__ import annotations
 
 import logging
@@ -132,8 +133,9 @@ def memory_set_status(*, memory: Memory, status: str) -> Memory:
 def memory_set_organisation(*, memory: Memory, kind: str, category_node: Any, abstract_line: str, abstract_paragraph: str) -> None:
     """Store what governance decided about a memory's kind, category and abstracts
     (the backfill of memories written before these existed)."""
-    Memory.objects.filter(pk=memory.pk).update(kind=kind, category_node=category_node, abstract_line=abstract_line,
-                                               abstract_paragraph=abstract_paragraph)
+    Memory.objects.filter(pk=memory.pk).update(
+        kind=kind, category_node=category_node, abstract_line=abstract_line, abstract_paragraph=abstract_paragraph
+    )
 
 
 def memory_reinforce(*, memory: Memory) -> Memory:

@@ -7,6 +7,7 @@ keeps lone UTF-16 surrogates ("\\ud800") as str. Each of these later breaks some
 from the request (SQLite, the FTS index, the embedder, json.dumps of a trace), so they are
 refused here, with the place they were found as a JSON path.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Token counts without a tokenizer, shared by the abstracts made at write time and the
 recall block that spends a token budget on them."""
+
 from __future__ import annotations
 
 import math

@@ -1,5 +1,6 @@
 """Times as people and programs read them: always in the configured zone (settings.TIME_ZONE),
 always labelled. Machine output keeps ISO 8601 with the offset; human output adds the zone name."""
+
 from __future__ import annotations
 
 from datetime import datetime

@@ -1,6 +1,7 @@
 """The JSONL line format of CONTRACT.md: lossless export, and the validation of one import
 line. The audited, all-or-nothing write of a whole file lives one app up, beside its
 audit row."""
+
 from __future__ import annotations
 
 import json

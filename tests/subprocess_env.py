@@ -1,4 +1,5 @@
 """The environment for a Lingix process a test starts (CLI, server, benchmark)."""
+
 from __future__ import annotations
 
 import os

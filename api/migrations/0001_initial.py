@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,24 +15,34 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ApiToken',
+            name="ApiToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True, verbose_name='name')),
-                ('prefix', models.CharField(db_index=True, help_text='First characters, to tell tokens apart.', max_length=16, verbose_name='prefix')),
-                ('secret_hash', models.CharField(editable=False, max_length=128, verbose_name='secret hash')),
-                ('advertisers', models.JSONField(blank=True, default=list, verbose_name='advertisers')),
-                ('all_advertisers', models.BooleanField(default=False, verbose_name='all advertisers')),
-                ('created_by_name', models.CharField(blank=True, default='', max_length=150, verbose_name='created by')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='created at')),
-                ('last_used_at', models.DateTimeField(blank=True, null=True, verbose_name='last used at')),
-                ('revoked', models.BooleanField(default=False, verbose_name='revoked')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True, verbose_name="name")),
+                (
+                    "prefix",
+                    models.CharField(
+                        db_index=True, help_text="First characters, to tell tokens apart.", max_length=16, verbose_name="prefix"
+                    ),
+                ),
+                ("secret_hash", models.CharField(editable=False, max_length=128, verbose_name="secret hash")),
+                ("advertisers", models.JSONField(blank=True, default=list, verbose_name="advertisers")),
+                ("all_advertisers", models.BooleanField(default=False, verbose_name="all advertisers")),
+                ("created_by_name", models.CharField(blank=True, default="", max_length=150, verbose_name="created by")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, verbose_name="created at")),
+                ("last_used_at", models.DateTimeField(blank=True, null=True, verbose_name="last used at")),
+                ("revoked", models.BooleanField(default=False, verbose_name="revoked")),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'API token',
-                'verbose_name_plural': 'API tokens',
-                'ordering': ['name'],
+                "verbose_name": "API token",
+                "verbose_name_plural": "API tokens",
+                "ordering": ["name"],
             },
         ),
     ]

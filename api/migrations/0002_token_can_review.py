@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('api', '0001_initial'),
+        ("api", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='can_review',
-            field=models.BooleanField(default=False, help_text='Approve or reject review items through the API. Off by default: an agent should not clear its own queue.', verbose_name='may decide reviews'),
+            model_name="apitoken",
+            name="can_review",
+            field=models.BooleanField(
+                default=False,
+                help_text="Approve or reject review items through the API. Off by default: an agent should not clear its own queue.",
+                verbose_name="may decide reviews",
+            ),
         ),
     ]

@@ -1,4 +1,5 @@
 """The table behind the database cache that holds rate-limit counts on PostgreSQL."""
+
 from django.core.management import call_command
 from django.db import migrations
 

@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('api', '0003_rate_limit_cache'),
+        ("api", "0003_rate_limit_cache"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='apitoken',
-            name='trusted_sources',
-            field=models.JSONField(blank=True, default=list, help_text='Sources beyond user/assistant/agent/tool this token may claim (human, system). Granted by an operator only.', verbose_name='trusted sources'),
+            model_name="apitoken",
+            name="trusted_sources",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="Sources beyond user/assistant/agent/tool this token may claim (human, system). Granted by an operator only.",
+                verbose_name="trusted sources",
+            ),
         ),
     ]

@@ -1,6 +1,7 @@
 """The category trees: one per advertiser plus the global one, each node with its counts
 and maintained summary, and a link to the memories under it. Read-only: the governed
 write keeps the trees."""
+
 from __future__ import annotations
 
 from urllib.parse import urlencode
@@ -30,8 +31,13 @@ class CategoryAdmin(ReadOnlyAdmin):
     def tree_name(self, obj):
         # Indent by depth so the ordered-by-path list reads as a tree.
         marker = "▸ " if obj.depth == 0 else "└ "
-        return format_html('<span class="lingix-tree" data-depth="{}" style="padding-left:{}em;white-space:nowrap">{}<b>{}</b></span>',
-                           obj.depth, obj.depth * 1.6, marker, obj.name)
+        return format_html(
+            '<span class="lingix-tree" data-depth="{}" style="padding-left:{}em;white-space:nowrap">{}<b>{}</b></span>',
+            obj.depth,
+            obj.depth * 1.6,
+            marker,
+            obj.name,
+        )
 
     @admin.display(description=_("scope"), ordering="advertiser")
     def scope(self, obj):

@@ -1,5 +1,6 @@
 """What every desk page shares: a link to an object's admin page, and the read-only base
 for append-only records."""
+
 from __future__ import annotations
 
 from django.contrib import admin

@@ -1,4 +1,5 @@
 """The reviewer's side-by-side diff of an existing memory and a candidate."""
+
 from __future__ import annotations
 
 import difflib

@@ -1,6 +1,7 @@
 """The organised view of memory: entities with the memories linked to them and the
 relations those memories state, and the suggestions L3 signals raised. All read-only:
 links are rebuilt by the write path, suggestions by signals and the expiry job."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -27,8 +28,10 @@ class EntityAdmin(ReadOnlyAdmin):
     readonly_fields = fields
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            n_memories=Count("memory_links", distinct=True), n_relations=Count("relations_out", distinct=True)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(n_memories=Count("memory_links", distinct=True), n_relations=Count("relations_out", distinct=True))
         )
 
     @admin.display(description=_("memories"), ordering="n_memories")
@@ -41,25 +44,44 @@ class EntityAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("linked memories"))
     def linked_memories(self, obj):
-        memories = (Memory.objects.filter(entity_links__entity=obj)
-                    .order_by("status", "layer", "-importance", "-id").distinct()[:MAX_ROWS])
+        memories = Memory.objects.filter(entity_links__entity=obj).order_by("status", "layer", "-importance", "-id").distinct()[:MAX_ROWS]
         rows = format_html_join(
-            "", '<tr class="entity-memory{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
-            ((" inactive" if m.status != Status.ACTIVE else "", admin_link(m, f"#{m.pk}"), m.layer, m.advertiser or _("global"),
-              m.get_status_display(), Truncator(m.content).chars(90)) for m in memories),
+            "",
+            '<tr class="entity-memory{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    " inactive" if m.status != Status.ACTIVE else "",
+                    admin_link(m, f"#{m.pk}"),
+                    m.layer,
+                    m.advertiser or _("global"),
+                    m.get_status_display(),
+                    Truncator(m.content).chars(90),
+                )
+                for m in memories
+            ),
         )
-        head = format_html("<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
-                           _("memory"), _("layer"), _("scope"), _("status"), _("content"))
+        head = format_html(
+            "<tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr>",
+            _("memory"),
+            _("layer"),
+            _("scope"),
+            _("status"),
+            _("content"),
+        )
         return format_html('<table id="entity-memories">{}{}</table>', head, rows) if memories else "—"
 
     @admin.display(description=_("relations"))
     def relations(self, obj):
         rows = (Relation.objects.filter(subject=obj) | Relation.objects.filter(object=obj)).select_related("subject", "object")
         rows = rows.order_by("predicate", "object__name", "memory_id")[:MAX_ROWS]
-        return format_html_join(
-            "", '<div class="entity-relation">({}, {}, {}) · {}</div>',
-            ((r.subject.name, r.predicate, r.object.name, admin_link(r.memory, f"#{r.memory_id}")) for r in rows),
-        ) or "—"
+        return (
+            format_html_join(
+                "",
+                '<div class="entity-relation">({}, {}, {}) · {}</div>',
+                ((r.subject.name, r.predicate, r.object.name, admin_link(r.memory, f"#{r.memory_id}")) for r in rows),
+            )
+            or "—"
+        )
 
 
 @admin.register(Suggestion)
@@ -84,5 +106,9 @@ class SuggestionAdmin(ReadOnlyAdmin):
 def memory_entities(memory: Memory) -> str:
     """The entity chips on a memory's page (used by MemoryAdmin)."""
     entities = Entity.objects.filter(memory_links__memory=memory).order_by("kind", "name")
-    return format_html_join(" ", '<span class="entity-chip" title="{}">{}</span>',
-                            ((e.get_kind_display(), admin_link(e, e.name)) for e in entities)) or "—"
+    return (
+        format_html_join(
+            " ", '<span class="entity-chip" title="{}">{}</span>', ((e.get_kind_display(), admin_link(e, e.name)) for e in entities)
+        )
+        or "—"
+    )

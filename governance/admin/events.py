@@ -1,4 +1,5 @@
 """Events and their stage traces: read-only, with the stage timeline of one event."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -39,15 +40,46 @@ class MemoryEventAdmin(ReadOnlyAdmin):
     fieldsets = (
         (None, {"fields": ("kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
         (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key", "session_id", "source_turns")}),
-        (_("Decision"), {"fields": (
-            "status", "action", "decided_layer", "reasons_shown", "memory_link", "provider", "created_at", "decided_at",
-        )}),
+        (
+            _("Decision"),
+            {
+                "fields": (
+                    "status",
+                    "action",
+                    "decided_layer",
+                    "reasons_shown",
+                    "memory_link",
+                    "provider",
+                    "created_at",
+                    "decided_at",
+                )
+            },
+        ),
         (_("Stage timeline"), {"fields": ("timeline",)}),
     )
     readonly_fields = (
-        "kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer", "raw_text", "summary",
-        "data_shown", "idempotency_key", "status", "action", "decided_layer", "reasons_shown", "memory_link", "provider", "created_at",
-        "decided_at", "timeline", "session_id", "source_turns",
+        "kind",
+        "event_type",
+        "source",
+        "actor",
+        "advertiser",
+        "business_line",
+        "requested_layer",
+        "raw_text",
+        "summary",
+        "data_shown",
+        "idempotency_key",
+        "status",
+        "action",
+        "decided_layer",
+        "reasons_shown",
+        "memory_link",
+        "provider",
+        "created_at",
+        "decided_at",
+        "timeline",
+        "session_id",
+        "source_turns",
     )
 
     @admin.display(description=_("memory"))
@@ -97,8 +129,22 @@ class TraceAdmin(ReadOnlyAdmin):
         return clamped("；".join(translate_reasons(obj.reasons)) if get_language_is_zh() else "; ".join(obj.reasons or []))
 
     def get_fields(self, request, obj=None):
-        return ("event_link", "seq", "stage_shown", "decision_shown", "reasons_shown", "scores_shown", "provider", "model",
-                "prompt_version", "latency_ms", "tokens_in", "tokens_out", "cost_usd", "created_at")
+        return (
+            "event_link",
+            "seq",
+            "stage_shown",
+            "decision_shown",
+            "reasons_shown",
+            "scores_shown",
+            "provider",
+            "model",
+            "prompt_version",
+            "latency_ms",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "created_at",
+        )
 
     def get_readonly_fields(self, request, obj=None):
         return self.get_fields(request, obj)

@@ -1,4 +1,5 @@
 """List filters shared by the memory desk and the review queue."""
+
 from __future__ import annotations
 
 from django.contrib import admin

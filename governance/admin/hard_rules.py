@@ -1,4 +1,5 @@
 """The hard layer rules in words, for the layer-policy page."""
+
 from django.utils.translation import gettext_lazy as _
 
 from memories.constants import Layer

@@ -1,5 +1,6 @@
 """Layer policies: the tunable parameters of each layer, edited through an audited
 service, shown beside the hard rules that no form can change."""
+
 from __future__ import annotations
 
 from django import forms
@@ -18,8 +19,15 @@ class LayerPolicyForm(forms.ModelForm):
     class Meta:
         model = LayerPolicy
         fields = (
-            "default_ttl_hours", "capacity_per_advertiser", "promotion_min_age_days", "promotion_min_recalls",
-            "promotion_min_importance", "auto_promote", "sampled_audit_rate", "review_importance_below", "review_confidence_below",
+            "default_ttl_hours",
+            "capacity_per_advertiser",
+            "promotion_min_age_days",
+            "promotion_min_recalls",
+            "promotion_min_importance",
+            "auto_promote",
+            "sampled_audit_rate",
+            "review_importance_below",
+            "review_confidence_below",
         )
 
     def clean(self):
@@ -36,17 +44,36 @@ class LayerPolicyForm(forms.ModelForm):
 class LayerPolicyAdmin(admin.ModelAdmin):
     form = LayerPolicyForm
     list_display = (
-        "layer", "default_ttl_hours", "capacity_per_advertiser", "sampled_audit_rate", "review_importance_below",
-        "review_confidence_below", "auto_promote", "updated_by", "updated_at",
+        "layer",
+        "default_ttl_hours",
+        "capacity_per_advertiser",
+        "sampled_audit_rate",
+        "review_importance_below",
+        "review_confidence_below",
+        "auto_promote",
+        "updated_by",
+        "updated_at",
     )
     readonly_fields = ("layer", "hard_rules", "updated_by", "updated_at", "recent_edits")
     fieldsets = (
         (None, {"fields": ("layer",)}),
         (_("Hard rules (in code, cannot be switched off)"), {"fields": ("hard_rules",)}),
-        (_("Tunable"), {"fields": (
-            "default_ttl_hours", "capacity_per_advertiser", "sampled_audit_rate", "review_importance_below",
-            "review_confidence_below", "promotion_min_age_days", "promotion_min_recalls", "promotion_min_importance", "auto_promote",
-        )}),
+        (
+            _("Tunable"),
+            {
+                "fields": (
+                    "default_ttl_hours",
+                    "capacity_per_advertiser",
+                    "sampled_audit_rate",
+                    "review_importance_below",
+                    "review_confidence_below",
+                    "promotion_min_age_days",
+                    "promotion_min_recalls",
+                    "promotion_min_importance",
+                    "auto_promote",
+                )
+            },
+        ),
         (_("Changes"), {"fields": ("updated_by", "updated_at", "recent_edits")}),
     )
 

@@ -1,5 +1,6 @@
 """Cells the desk's lists share: long text clamped to two lines with the whole text on
 hover, and times in the configured zone with the zone named."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -28,8 +29,9 @@ def local_time(moment: datetime | None, *, with_year: bool = False) -> SafeStrin
         return "—"
     local = timezone.localtime(moment)
     shown = local.strftime("%Y-%m-%d %H:%M" if with_year else "%m-%d %H:%M")
-    return format_html('<time datetime="{}" title="{} {}">{}</time>', local.isoformat(), local.strftime("%Y-%m-%d %H:%M:%S"),
-                       zone_label(moment), shown)
+    return format_html(
+        '<time datetime="{}" title="{} {}">{}</time>', local.isoformat(), local.strftime("%Y-%m-%d %H:%M:%S"), zone_label(moment), shown
+    )
 
 
 def local_time_text(moment: datetime | None) -> str:

@@ -1,5 +1,6 @@
 """The memory desk: browse, filter, correct and retire memories. Every write goes through
 governance.admin_edits, which traces and audits it; nothing here updates rows itself."""
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -33,8 +34,17 @@ from memories.selectors import memory_history
 
 @admin.register(Memory)
 class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
-    list_display = ("id", "layer_code", "kind_shown", "short_content", "scope", "category_path", "status_version", "importance_shown",
-                    "created_shown")
+    list_display = (
+        "id",
+        "layer_code",
+        "kind_shown",
+        "short_content",
+        "scope",
+        "category_path",
+        "status_version",
+        "importance_shown",
+        "created_shown",
+    )
     list_display_links = ("id", "short_content")
     list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
     search_fields = ("content", "advertiser", "category", "business_line")
@@ -43,18 +53,41 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     date_hierarchy = "created_at"
     actions = ("archive_selected", "restore_selected", "reembed_selected")
     readonly_fields = (
-        "layer", "advertiser", "status", "version", "source", "source_attribution", "grounding", "observed_at",
-        "valid_from", "valid_to", "access_count", "last_accessed_at", "reinforcement_count", "embedding_state",
-        "data_shown", "created_at", "updated_at", "version_history", "source_events", "source_turns", "entities",
-        "kind", "category_path", "abstract_line", "abstract_paragraph",
+        "layer",
+        "advertiser",
+        "status",
+        "version",
+        "source",
+        "source_attribution",
+        "grounding",
+        "observed_at",
+        "valid_from",
+        "valid_to",
+        "access_count",
+        "last_accessed_at",
+        "reinforcement_count",
+        "embedding_state",
+        "data_shown",
+        "created_at",
+        "updated_at",
+        "version_history",
+        "source_events",
+        "source_turns",
+        "entities",
+        "kind",
+        "category_path",
+        "abstract_line",
+        "abstract_paragraph",
     )
     fieldsets = (
         (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
         (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
         (_("Entities"), {"fields": ("entities",)}),
-        (_("Provenance"), {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns",
-                                      "data_shown")}),
+        (
+            _("Provenance"),
+            {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns", "data_shown")},
+        ),
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
@@ -120,7 +153,13 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         )
         return format_html(
             '<table class="lingix-versions"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>',
-            _("version"), _("status"), _("valid from"), _("valid to"), _("source"), _("content"), rows,
+            _("version"),
+            _("status"),
+            _("valid from"),
+            _("valid to"),
+            _("source"),
+            _("content"),
+            rows,
         )
 
     @admin.display(description=_("source events"))
@@ -153,11 +192,18 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
             return _("not from a conversation")
         session = source["session_id"] or _("(no session id)")
         rows = format_html_join(
-            "", '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
+            "",
+            '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
             ((t["index"], t["role"], t["content"]) for t in source["turns"]),
         )
-        return format_html('<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
-                           _("session"), session, _("event"), source["event_id"], rows)
+        return format_html(
+            '<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
+            _("session"),
+            session,
+            _("event"),
+            source["event_id"],
+            rows,
+        )
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}
@@ -199,7 +245,8 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     @admin.action(description=_("Archive selected memories"), permissions=["change"])
     def archive_selected(self, request, queryset):
         self._each(
-            request, queryset,
+            request,
+            queryset,
             lambda m: memory_admin_set_status(memory=m, user=request.user, status=Status.ARCHIVED),
             lambda n: ngettext("Archived %d memory.", "Archived %d memories.", n) % n,
         )
@@ -207,7 +254,8 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     @admin.action(description=_("Restore selected memories"), permissions=["change"])
     def restore_selected(self, request, queryset):
         self._each(
-            request, queryset,
+            request,
+            queryset,
             lambda m: memory_admin_set_status(memory=m, user=request.user, status=Status.ACTIVE),
             lambda n: ngettext("Restored %d memory.", "Restored %d memories.", n) % n,
         )

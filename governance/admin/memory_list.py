@@ -1,5 +1,6 @@
 """The memory list's columns: content clamped to two lines (all of it on hover), the
 scope in one cell, status with its version, times in the configured zone."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -29,8 +30,12 @@ class MemoryListColumns:
 
     @admin.display(description=_("status"), ordering="status")
     def status_version(self, obj):
-        return format_html('<span class="lingix-badge status-{}">{}</span> <span class="quiet">v{}</span>', obj.status,
-                           obj.get_status_display(), obj.version)
+        return format_html(
+            '<span class="lingix-badge status-{}">{}</span> <span class="quiet">v{}</span>',
+            obj.status,
+            obj.get_status_display(),
+            obj.version,
+        )
 
     @admin.display(description=_("importance"), ordering="importance")
     def importance_shown(self, obj):

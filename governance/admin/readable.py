@@ -1,6 +1,7 @@
 """JSON fields (event data, stage scores, review payloads, audit details) as labelled
 fields instead of Python or JSON literals: nested objects become definition lists, lists
 of objects become rows, codes become their translated labels."""
+
 from __future__ import annotations
 
 import re
@@ -21,29 +22,91 @@ MAX_ITEMS = 40
 
 # Keys that stages, services and audit rows write, as a reader names them.
 KEY_LABELS = {
-    "attribution": _("attribution"), "rule_attribution": _("attribution by the rules"), "judge_attribution": _("attribution by the judge"),
-    "layer": _("layer"), "signals": _("signals"), "suggestion": _("suggestion phrases"),
-    "self_vouching": _("self-vouching phrases"), "turns": _("conversation turns"), "hedge": _("hedges"), "numbers": _("numbers"),
-    "secrets": _("credentials"), "personal": _("personal data"),
-    "confidence": _("confidence"), "threshold": _("threshold"), "trigger_type": _("trigger type"), "fields": _("fields"),
-    "criteria": _("criteria"), "met": _("met"), "evidence": _("evidence"), "zh": _("criterion"), "data": _("data"),
-    "unknown_keys": _("unknown keys"), "invalid_keys": _("invalid keys"), "verdict": _("verdict"), "grounding": _("grounding"),
-    "consistency": _("consistency"), "tools": _("verification tools"), "ran": _("ran"), "tool_latency_ms": _("tool latency (ms)"),
-    "campaign_analysis": _("campaign data check"), "memory_search": _("related memory check"),
+    "attribution": _("attribution"),
+    "rule_attribution": _("attribution by the rules"),
+    "judge_attribution": _("attribution by the judge"),
+    "layer": _("layer"),
+    "signals": _("signals"),
+    "suggestion": _("suggestion phrases"),
+    "self_vouching": _("self-vouching phrases"),
+    "turns": _("conversation turns"),
+    "hedge": _("hedges"),
+    "numbers": _("numbers"),
+    "secrets": _("credentials"),
+    "personal": _("personal data"),
+    "confidence": _("confidence"),
+    "threshold": _("threshold"),
+    "trigger_type": _("trigger type"),
+    "fields": _("fields"),
+    "criteria": _("criteria"),
+    "met": _("met"),
+    "evidence": _("evidence"),
+    "zh": _("criterion"),
+    "data": _("data"),
+    "unknown_keys": _("unknown keys"),
+    "invalid_keys": _("invalid keys"),
+    "verdict": _("verdict"),
+    "grounding": _("grounding"),
+    "consistency": _("consistency"),
+    "tools": _("verification tools"),
+    "ran": _("ran"),
+    "tool_latency_ms": _("tool latency (ms)"),
+    "campaign_analysis": _("campaign data check"),
+    "memory_search": _("related memory check"),
     "industry_benchmark": _("industry benchmark"),
-    "result": _("result"), "claimed": _("claimed"), "matched": _("matched"), "unmatched": _("unmatched"), "repeats": _("repeats"),
-    "related": _("related memories"), "id": _("memory"), "cosine": _("cosine"), "relation": _("relation"), "signal": _("signal"),
-    "detail": _("detail"), "contradicts": _("contradicts"), "new_strength": _("new evidence strength"),
-    "old_strength": _("existing evidence strength"), "memory_id": _("memory"), "version": _("version"), "importance": _("importance"),
-    "expires_at": _("expires at"), "observed_at": _("observed at"), "reinforced": _("reinforced memory"),
-    "review_item_id": _("review item"), "reviewer": _("reviewer"), "kind": _("kind"), "overturned": _("overturned"),
-    "hard_rule": _("hard rule"), "source": _("source"), "ttl_hours": _("TTL (hours)"), "actionability": _("actionability"),
-    "completeness": _("completeness"), "source_reliability": _("source reliability"), "specificity": _("specificity"),
-    "auto_action": _("automatic decision"), "reasons": _("reasons"), "candidate": _("candidate"), "content": _("content"),
-    "advertiser": _("advertiser"), "business_line": _("business line"), "category": _("category"), "note": _("note"),
-    "supersedes": _("supersedes"), "source_attribution": _("attribution"), "attempts": _("attempts"), "window_days": _("window (days)"),
-    "changes": _("changes"), "before": _("before"), "after": _("after"), "label": _("label"), "count": _("count"),
-    "imported": _("imported"), "skipped": _("skipped"), "errors": _("errors"), "name": _("name"), "advertisers": _("advertisers"),
+    "result": _("result"),
+    "claimed": _("claimed"),
+    "matched": _("matched"),
+    "unmatched": _("unmatched"),
+    "repeats": _("repeats"),
+    "related": _("related memories"),
+    "id": _("memory"),
+    "cosine": _("cosine"),
+    "relation": _("relation"),
+    "signal": _("signal"),
+    "detail": _("detail"),
+    "contradicts": _("contradicts"),
+    "new_strength": _("new evidence strength"),
+    "old_strength": _("existing evidence strength"),
+    "memory_id": _("memory"),
+    "version": _("version"),
+    "importance": _("importance"),
+    "expires_at": _("expires at"),
+    "observed_at": _("observed at"),
+    "reinforced": _("reinforced memory"),
+    "review_item_id": _("review item"),
+    "reviewer": _("reviewer"),
+    "kind": _("kind"),
+    "overturned": _("overturned"),
+    "hard_rule": _("hard rule"),
+    "source": _("source"),
+    "ttl_hours": _("TTL (hours)"),
+    "actionability": _("actionability"),
+    "completeness": _("completeness"),
+    "source_reliability": _("source reliability"),
+    "specificity": _("specificity"),
+    "auto_action": _("automatic decision"),
+    "reasons": _("reasons"),
+    "candidate": _("candidate"),
+    "content": _("content"),
+    "advertiser": _("advertiser"),
+    "business_line": _("business line"),
+    "category": _("category"),
+    "note": _("note"),
+    "supersedes": _("supersedes"),
+    "source_attribution": _("attribution"),
+    "attempts": _("attempts"),
+    "window_days": _("window (days)"),
+    "changes": _("changes"),
+    "before": _("before"),
+    "after": _("after"),
+    "label": _("label"),
+    "count": _("count"),
+    "imported": _("imported"),
+    "skipped": _("skipped"),
+    "errors": _("errors"),
+    "name": _("name"),
+    "advertisers": _("advertisers"),
 }
 
 
@@ -72,6 +135,7 @@ _QUOTED_LIST = re.compile(r"\[((?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\")
 
 def _unrepr(text: str) -> str:
     """Evidence strings quote Python lists (hedges=[], suggested_action=['信息流']): show the items."""
+
     def items(m: re.Match[str]) -> str:
         found = re.findall(r"'([^']*)'|\"([^\"]*)\"", m.group(1) or "")
         return "、".join(a or b for a, b in found) if found else "—"
@@ -120,10 +184,16 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
         if not value:
             return mark_safe('<span class="quiet">—</span>')
         if all(not isinstance(v, (dict, list, tuple)) for v in value):
-            return format_html("{}", "、".join(_scalar(key, v) for v in value[:MAX_ITEMS]) if get_language_is_zh()
-                               else ", ".join(_scalar(key, v) for v in value[:MAX_ITEMS]))
-        return format_html('<ul class="lingix-rows">{}</ul>', format_html_join(
-            "", "<li>{}</li>", ((readable(v, key=key, depth=depth + 1),) for v in value[:MAX_ITEMS])))
+            return format_html(
+                "{}",
+                "、".join(_scalar(key, v) for v in value[:MAX_ITEMS])
+                if get_language_is_zh()
+                else ", ".join(_scalar(key, v) for v in value[:MAX_ITEMS]),
+            )
+        return format_html(
+            '<ul class="lingix-rows">{}</ul>',
+            format_html_join("", "<li>{}</li>", ((readable(v, key=key, depth=depth + 1),) for v in value[:MAX_ITEMS])),
+        )
     return format_html("{}", _scalar(key, value))
 
 

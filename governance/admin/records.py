@@ -1,4 +1,5 @@
 """Append-only records: the audit log, reflection reports and metric snapshots."""
+
 from __future__ import annotations
 
 from django.contrib import admin

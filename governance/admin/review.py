@@ -1,5 +1,6 @@
 """The review queue: open items first, oldest first; one item's page with the candidate,
 its nearest memories and a decision form; bulk approve and reject."""
+
 from __future__ import annotations
 
 from django.contrib import admin, messages
@@ -8,19 +9,20 @@ from django.db.models import Case, IntegerField, Value, When
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
 from django.utils.text import Truncator
-from django.utils.translation import gettext, gettext_lazy as _, ngettext
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from governance.admin.common import admin_link
 from governance.admin.filters import AdvertiserFilter
+from governance.admin.list_cells import local_time_text
 from governance.admin.readable import readable, review_reasons
 from governance.admin.review_compare import review_candidate_text, review_similar_memories
-from governance.admin.list_cells import local_time_text
-from governance.admin.review_verdicts import auto_action_label, review_verdicts
 from governance.admin.review_decision import DecisionForm, Verdict, proposed_by_self, review_decide
-from governance.admin.review_flow import changelist_url, change_url, decision_message, kept_filters, next_open_item, with_next_link
+from governance.admin.review_flow import change_url, changelist_url, decision_message, kept_filters, next_open_item, with_next_link
 from governance.admin.review_list import ReviewListColumns
+from governance.admin.review_verdicts import auto_action_label, review_verdicts
 from governance.constants import ReviewStatus
 from governance.models import ReviewItem
 from governance.review_audit import review_overturn_writes_l1
@@ -50,19 +52,49 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
         return ["open_first", "created_at", "id"]
 
     fieldsets = (
-        (None, {"fields": ("kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
-                           "related_link")}),
+        (
+            None,
+            {
+                "fields": (
+                    "kind",
+                    "status",
+                    "layer",
+                    "advertiser",
+                    "reason_shown",
+                    "proposed_by",
+                    "created_at",
+                    "event_link",
+                    "memory_link",
+                    "related_link",
+                )
+            },
+        ),
         (_("Decision"), {"fields": ("reviewer_name", "note", "decision_correct", "decided_at")}),
         (_("Payload"), {"fields": ("payload_shown",), "classes": ("collapse",)}),
     )
     readonly_fields = (
-        "kind", "status", "layer", "advertiser", "reason_shown", "proposed_by", "created_at", "event_link", "memory_link",
-        "related_link", "reviewer_name", "note", "decision_correct", "decided_at", "payload_shown",
+        "kind",
+        "status",
+        "layer",
+        "advertiser",
+        "reason_shown",
+        "proposed_by",
+        "created_at",
+        "event_link",
+        "memory_link",
+        "related_link",
+        "reviewer_name",
+        "note",
+        "decision_correct",
+        "decided_at",
+        "payload_shown",
     )
 
     @admin.display(description=_("source event"))
     def event_link(self, obj):
-        return admin_link(obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.get_action_display()}" if obj.event else None)
+        return admin_link(
+            obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.get_action_display()}" if obj.event else None
+        )
 
     @admin.display(description=_("reason"))
     def reason_shown(self, obj):
@@ -143,7 +175,9 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
             self.message_user(request, gettext("You proposed this item; someone else has to decide it."), messages.ERROR)
             return HttpResponseRedirect(back)
         try:
-            outcome = review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
+            outcome = review_decide(
+                item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict()
+            )
         except (DomainError, PermissionDenied, ValueError) as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return HttpResponseRedirect(back)
@@ -163,12 +197,18 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                         refused.append(gettext("#%(id)s: you proposed it; someone else has to decide it.") % {"id": item.pk})
                         continue
                     try:
-                        review_decide(item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict())
+                        review_decide(
+                            item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict()
+                        )
                         done += 1
                     except (DomainError, PermissionDenied, ValueError) as exc:
                         refused.append(f"#{item.pk}: {exc}")
                 if done:
-                    message = ngettext("Approved %d item.", "Approved %d items.", done) if decision == "approve" else ngettext("Rejected %d item.", "Rejected %d items.", done)
+                    message = (
+                        ngettext("Approved %d item.", "Approved %d items.", done)
+                        if decision == "approve"
+                        else ngettext("Rejected %d item.", "Rejected %d items.", done)
+                    )
                     self.message_user(request, message % done, messages.SUCCESS)
                 for reason in refused[:10]:
                     self.message_user(request, reason, messages.WARNING)

@@ -1,4 +1,5 @@
 """What a reviewer compares: the candidate text of an item and the memories nearest to it."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -42,8 +43,14 @@ def review_similar_memories(item: ReviewItem, candidate: str, *, limit: int = 3)
     out = []
     for memory, score in picked:
         left, right, ratio = diff_html(memory.content, candidate)
-        out.append({
-            "memory": memory, "score": score, "existing_html": left, "candidate_html": right, "similarity": ratio,
-            "flagged": score is None,
-        })
+        out.append(
+            {
+                "memory": memory,
+                "score": score,
+                "existing_html": left,
+                "candidate_html": right,
+                "similarity": ratio,
+                "flagged": score is None,
+            }
+        )
     return out

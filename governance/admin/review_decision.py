@@ -1,5 +1,6 @@
 """A reviewer's decision: the form, the four-eyes check, and the one call into the review
 services that the item page and the bulk actions share."""
+
 from __future__ import annotations
 
 from django import forms

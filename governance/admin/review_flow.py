@@ -1,6 +1,7 @@
 """Working through the queue: the list filter a reviewer came from survives a decision,
 the next open item in that same filtered list is one click away, and the message after
 a decision says what changed in memory."""
+
 from __future__ import annotations
 
 import copy
@@ -52,7 +53,7 @@ def next_open_item(model_admin, request: HttpRequest, *, after: ReviewItem | Non
     pks = list(_filtered_open(model_admin, request, filters).values_list("pk", flat=True)[:1000])
     if after is not None and after.pk in pks:
         index = pks.index(after.pk)
-        pks = pks[index + 1:] + pks[:index]
+        pks = pks[index + 1 :] + pks[:index]
     elif after is not None:
         pks = [pk for pk in pks if pk != after.pk]
     return ReviewItem.objects.filter(pk=pks[0]).first() if pks else None
@@ -91,5 +92,10 @@ def decision_message(*, item: ReviewItem, verdict: str, decision: Decision) -> s
 def with_next_link(message: str, next_item: ReviewItem | None, filters: str) -> str:
     if next_item is None:
         return format_html("{} {}", message, gettext("The queue is empty."))
-    return format_html('{} <a href="{}" id="message-next-item">{} #{} →</a>', message, change_url(next_item.pk, filters),
-                       gettext("Next item"), next_item.pk)
+    return format_html(
+        '{} <a href="{}" id="message-next-item">{} #{} →</a>',
+        message,
+        change_url(next_item.pk, filters),
+        gettext("Next item"),
+        next_item.pk,
+    )

@@ -1,4 +1,5 @@
 """The review queue's columns: what a reviewer needs to pick the next item, no more."""
+
 from __future__ import annotations
 
 from django.contrib import admin
@@ -18,8 +19,13 @@ class ReviewListColumns:
     def kind_badge(self, obj):
         if obj.status == ReviewStatus.OPEN:
             return format_html('<span class="lingix-badge kind-{}">{}</span>', obj.kind, obj.get_kind_display())
-        return format_html('<span class="lingix-badge kind-{}">{}</span><div class="quiet lingix-status-{}">{}</div>',
-                           obj.kind, obj.get_kind_display(), obj.status, obj.get_status_display())
+        return format_html(
+            '<span class="lingix-badge kind-{}">{}</span><div class="quiet lingix-status-{}">{}</div>',
+            obj.kind,
+            obj.get_kind_display(),
+            obj.status,
+            obj.get_status_display(),
+        )
 
     @admin.display(description=_("layer"), ordering="layer")
     def layer_code(self, obj):
@@ -45,6 +51,7 @@ class ReviewListColumns:
     def people(self, obj):
         proposer = obj.proposed_by or "—"
         if obj.reviewer_name:
-            return format_html('<span class="lingix-nowrap">{}</span><br><span class="lingix-nowrap">→ {}</span>',
-                               proposer, obj.reviewer_name)
+            return format_html(
+                '<span class="lingix-nowrap">{}</span><br><span class="lingix-nowrap">→ {}</span>', proposer, obj.reviewer_name
+            )
         return format_html('<span class="lingix-nowrap">{}</span>', proposer)

@@ -1,6 +1,7 @@
 """The dashboard's way into the queue: how much waits, for how long, and a link to the
 item that has waited longest (with the "open" filter, so the next-item button and the
 list after a decision stay on open items)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,7 @@
 """Which decision buttons an item's page offers, each saying what it does. A parked
 candidate is approved or rejected; a sampled audit is a verdict on an automatic decision,
 so its buttons name that decision and what the verdict changes in memory."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,37 +39,62 @@ def auto_action_label(item: ReviewItem) -> str:
 def review_verdicts(item: ReviewItem) -> list[VerdictButton]:
     if item.kind != ReviewKind.SAMPLED_AUDIT:
         return [
-            VerdictButton(Verdict.APPROVE, gettext("Approve"), gettext("Writes the candidate through the governed write path."), "approve",
-                          False, writes=True),
-            VerdictButton(Verdict.REJECT, gettext("Reject"), gettext("Nothing is written; the note is kept with the event."),
-                          "reject", True),
+            VerdictButton(
+                Verdict.APPROVE,
+                gettext("Approve"),
+                gettext("Writes the candidate through the governed write path."),
+                "approve",
+                False,
+                writes=True,
+            ),
+            VerdictButton(
+                Verdict.REJECT, gettext("Reject"), gettext("Nothing is written; the note is kept with the event."), "reject", True
+            ),
         ]
     auto, shown = _auto_action(item), auto_action_label(item)
     buttons = [
-        VerdictButton(Verdict.CONFIRM, str(Verdict.CONFIRM.label),
-                      gettext("The automatic %(action)s was right. Memory stays as it is; the verdict counts in the guard metrics.")
-                      % {"action": shown},
-                      "approve", False),
+        VerdictButton(
+            Verdict.CONFIRM,
+            str(Verdict.CONFIRM.label),
+            gettext("The automatic %(action)s was right. Memory stays as it is; the verdict counts in the guard metrics.")
+            % {"action": shown},
+            "approve",
+            False,
+        ),
     ]
     if auto == Action.REJECT:
         if review_can_overturn_write(item):
-            buttons.append(VerdictButton(
-                Verdict.OVERTURN_WRITE, str(Verdict.OVERTURN_WRITE.label),
-                gettext("The refusal was wrong: writes the refused candidate now, through the governed write path, "
-                        "with you as the reviewer in its trace."),
-                "overturn", False, writes=True,
-            ))
-        buttons.append(VerdictButton(
-            Verdict.OVERTURN_KEEP, str(Verdict.OVERTURN_KEEP.label),
-            gettext("The refusal was wrong, but the memory is still not worth keeping: nothing is written; the verdict is recorded."),
-            "reject", True,
-        ))
+            buttons.append(
+                VerdictButton(
+                    Verdict.OVERTURN_WRITE,
+                    str(Verdict.OVERTURN_WRITE.label),
+                    gettext(
+                        "The refusal was wrong: writes the refused candidate now, through the governed write path, "
+                        "with you as the reviewer in its trace."
+                    ),
+                    "overturn",
+                    False,
+                    writes=True,
+                )
+            )
+        buttons.append(
+            VerdictButton(
+                Verdict.OVERTURN_KEEP,
+                str(Verdict.OVERTURN_KEEP.label),
+                gettext("The refusal was wrong, but the memory is still not worth keeping: nothing is written; the verdict is recorded."),
+                "reject",
+                True,
+            )
+        )
     else:
-        buttons.append(VerdictButton(
-            Verdict.OVERTURN_ARCHIVE, str(Verdict.OVERTURN_ARCHIVE.label),
-            gettext("The automatic %(action)s was wrong: the memory it wrote is archived (kept in the history, no longer recalled).")
-            % {"action": shown},
-            "reject", True,
-        ))
+        buttons.append(
+            VerdictButton(
+                Verdict.OVERTURN_ARCHIVE,
+                str(Verdict.OVERTURN_ARCHIVE.label),
+                gettext("The automatic %(action)s was wrong: the memory it wrote is archived (kept in the history, no longer recalled).")
+                % {"action": shown},
+                "reject",
+                True,
+            )
+        )
     return buttons
-

@@ -1,4 +1,5 @@
 """The admin site's titles: the admin is the review desk."""
+
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 

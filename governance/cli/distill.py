@@ -1,5 +1,6 @@
 """memory distill FILE — a session transcript through the same distillation service as
 POST /api/v1/distill."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -57,8 +58,15 @@ def _distill_run(args) -> dict[str, Any]:
 
     try:
         return session_distill(
-            session_id=session_id, messages=messages, jsonl=jsonl, advertiser=args.advertiser, business_line=args.business_line,
-            turn_start=args.turn_start, turn_end=args.turn_end, actor=_actor(), progress=advance,
+            session_id=session_id,
+            messages=messages,
+            jsonl=jsonl,
+            advertiser=args.advertiser,
+            business_line=args.business_line,
+            turn_start=args.turn_start,
+            turn_end=args.turn_end,
+            actor=_actor(),
+            progress=advance,
         )
     finally:
         if bar is not None:
@@ -66,9 +74,11 @@ def _distill_run(args) -> dict[str, Any]:
 
 
 def _distill_render(result: dict[str, Any]) -> str:
-    head = (f"session {result['session_id']}: {result['turns']} turns read (#{result['turn_start']}-#{result['turn_end']}), "
-            f"{result['candidates']} candidate(s) by the {result['extractor']} extractor"
-            + (" — replayed, nothing written" if result.get("replayed") else ""))
+    head = (
+        f"session {result['session_id']}: {result['turns']} turns read (#{result['turn_start']}-#{result['turn_end']}), "
+        f"{result['candidates']} candidate(s) by the {result['extractor']} extractor"
+        + (" — replayed, nothing written" if result.get("replayed") else "")
+    )
     lines = [head]
     if result.get("extractor_note"):
         lines.append(f"  note: {result['extractor_note']}")
@@ -82,6 +92,11 @@ def _distill_render(result: dict[str, Any]) -> str:
 
 
 COMMANDS = [
-    Subcommand(name="distill", help="distil a session transcript (messages JSON or OpenClaw JSONL) into funnel events",
-               add_arguments=_distill_args, run=_distill_run, render=_distill_render),
+    Subcommand(
+        name="distill",
+        help="distil a session transcript (messages JSON or OpenClaw JSONL) into funnel events",
+        add_arguments=_distill_args,
+        run=_distill_run,
+        render=_distill_render,
+    ),
 ]

@@ -1,4 +1,5 @@
 """memory ingest / trigger / review — thin wrappers over governance.services."""
+
 from __future__ import annotations
 
 import getpass
@@ -44,8 +45,13 @@ def _ingest_run(args) -> dict[str, Any]:
     from governance.services import event_ingest
 
     decision = event_ingest(
-        text=args.text, advertiser=args.advertiser, source=args.source, layer=args.layer,
-        idempotency_key=args.idempotency_key, actor=_actor(), business_line=args.business_line,
+        text=args.text,
+        advertiser=args.advertiser,
+        source=args.source,
+        layer=args.layer,
+        idempotency_key=args.idempotency_key,
+        actor=_actor(),
+        business_line=args.business_line,
     )
     return _decision_result(decision, args)
 
@@ -75,8 +81,15 @@ def _trigger_run(args) -> dict[str, Any]:
         except UnsafeJson as exc:
             raise CliError(f"--data is not valid JSON: {exc}") from None
     decision = event_trigger(
-        event_type=args.event_type, advertiser=args.advertiser, summary=args.summary, data=data, source=args.source,
-        layer=args.layer, idempotency_key=args.idempotency_key, actor=_actor(), business_line=args.business_line,
+        event_type=args.event_type,
+        advertiser=args.advertiser,
+        summary=args.summary,
+        data=data,
+        source=args.source,
+        layer=args.layer,
+        idempotency_key=args.idempotency_key,
+        actor=_actor(),
+        business_line=args.business_line,
     )
     return _decision_result(decision, args)
 
@@ -125,9 +138,13 @@ def _review_args(parser) -> None:
     parser.add_argument("action", choices=["list", "approve", "reject"], help="list the queue, or decide one item")
     parser.add_argument("id", nargs="?", type=int, help="review item id (approve/reject)")
     parser.add_argument("--note", default="", help="why (required to reject)")
-    parser.add_argument("--as", dest="as_user", metavar="USERNAME",
-                        help="the Django user who decides (default: $LINGIX_CLI_USER, else the admin account `make run` created); "
-                             "their roles apply, and nobody decides what they proposed")
+    parser.add_argument(
+        "--as",
+        dest="as_user",
+        metavar="USERNAME",
+        help="the Django user who decides (default: $LINGIX_CLI_USER, else the admin account `make run` created); "
+        "their roles apply, and nobody decides what they proposed",
+    )
     parser.add_argument("--status", default="open", help="list: open, approved, rejected or all (default open)")
     parser.add_argument("--kind", help="list: pending_write, conflict, promotion, sampled_audit, reflection")
     parser.add_argument("--limit", type=int, default=50, help="list: at most this many (default 50)")
@@ -164,20 +181,42 @@ def _review_render(result: dict[str, Any]) -> str:
         if not result["items"]:
             return "review queue is empty"
         header = f"{len(result['items'])} item(s), oldest first; times in {zone_label()}"
-        return "\n".join([header, *(
-            f"#{i['id']} {_clock(i['created_at'])} {i['kind']:<13} {i['status']:<8} {i['layer'] or '-':<3} "
-            f"{i['advertiser'] or 'global':<10} "
-            f"{i['content'][:60]}  — {i['reason'][:80]}"
-            for i in result["items"]
-        )])
+        return "\n".join(
+            [
+                header,
+                *(
+                    f"#{i['id']} {_clock(i['created_at'])} {i['kind']:<13} {i['status']:<8} {i['layer'] or '-':<3} "
+                    f"{i['advertiser'] or 'global':<10} "
+                    f"{i['content'][:60]}  — {i['reason'][:80]}"
+                    for i in result["items"]
+                ),
+            ]
+        )
     return _decision_render(result)
 
 
 COMMANDS = [
-    Subcommand(name="ingest", help="free text through classification and the write funnel", add_arguments=_ingest_args,
-               run=_ingest_run, render=_decision_render, needs_provider=True),
-    Subcommand(name="trigger", help="a structured event through the write funnel", add_arguments=_trigger_args,
-               run=_trigger_run, render=_decision_render, needs_provider=True),
-    Subcommand(name="review", help="the human review queue: list, approve ID, reject ID --note N", add_arguments=_review_args,
-               run=_review_run, render=_review_render),
+    Subcommand(
+        name="ingest",
+        help="free text through classification and the write funnel",
+        add_arguments=_ingest_args,
+        run=_ingest_run,
+        render=_decision_render,
+        needs_provider=True,
+    ),
+    Subcommand(
+        name="trigger",
+        help="a structured event through the write funnel",
+        add_arguments=_trigger_args,
+        run=_trigger_run,
+        render=_decision_render,
+        needs_provider=True,
+    ),
+    Subcommand(
+        name="review",
+        help="the human review queue: list, approve ID, reject ID --note N",
+        add_arguments=_review_args,
+        run=_review_run,
+        render=_review_render,
+    ),
 ]

@@ -1,4 +1,5 @@
 """import: the trusted, audited bulk load (governance.imports) from a JSONL file."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """memory suggestions: open suggestions (a live L3 signal and the playbooks that apply)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -31,6 +32,11 @@ def _suggestions_render(result: dict[str, Any]) -> str:
 
 
 COMMANDS = [
-    Subcommand("suggestions", "open suggestions: live L3 signals with the L2 strategies and L4 templates that apply",
-               _suggestions_args, _suggestions_run, _suggestions_render),
+    Subcommand(
+        "suggestions",
+        "open suggestions: live L3 signals with the L2 strategies and L4 templates that apply",
+        _suggestions_args,
+        _suggestions_run,
+        _suggestions_render,
+    ),
 ]

@@ -10,6 +10,7 @@ decisions, and a user's assent to the assistant's preceding suggestion. With a g
 (MEMORY_LLM_PROVIDER=openai) the model proposes candidates as JSON; a timeout, an HTTP
 failure or output that does not validate falls back to the offline extractor, and the
 result says so."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -90,11 +91,15 @@ def offline_candidates(turns: list[Turn], *, start: int, end: int) -> list[Disti
         text = turn.content
         before = _previous_spoken(turns, position)
         assents = bool(USER_ASSENT.search(text) or s.has(s.CONFIRMATION, text))
-        if assents and before is not None and before.role == Role.ASSISTANT and (
-            s.has(s.SUGGESTION, before.content) or s.has(s.ACTION, before.content)
+        if (
+            assents
+            and before is not None
+            and before.role == Role.ASSISTANT
+            and (s.has(s.SUGGESTION, before.content) or s.has(s.ACTION, before.content))
         ):
-            found.append(DistillCandidate([before.index, turn.index], CandidateKind.CONFIRMATION,
-                                          "the user assents to the assistant's suggestion"))
+            found.append(
+                DistillCandidate([before.index, turn.index], CandidateKind.CONFIRMATION, "the user assents to the assistant's suggestion")
+            )
             continue
         if s.has(s.GREETING, text):
             continue
@@ -141,7 +146,7 @@ def _prompt_turns(turns: list[Turn], *, start: int, end: int) -> list[dict[str, 
     spoken = [t for t in turns if t.content and t.role in (Role.USER, Role.ASSISTANT) and t.index <= end]
     first = next((i for i, t in enumerate(spoken) if t.index >= start), len(spoken))
     # Credentials are cut and personal data masked before the gateway sees a turn, as for the judge.
-    return [{**t.as_dict(), "content": redact(t.content)[:PROMPT_TURN_CHARS]} for t in spoken[max(0, first - 1):]]
+    return [{**t.as_dict(), "content": redact(t.content)[:PROMPT_TURN_CHARS]} for t in spoken[max(0, first - 1) :]]
 
 
 def llm_candidates(
@@ -152,8 +157,11 @@ def llm_candidates(
         missing = Telemetry(provider=provider.name, model="", prompt_version="")
         raise ProviderUnavailable("the configured provider has no chat client", missing)
     shown = _prompt_turns(turns, start=start, end=end)
-    answer = chat.ask_model(messages=prompts.distill_messages(turns=shown, start=start, end=end),
-                            prompt_version=prompts.PROMPT_VERSIONS["distill"], schema=ExtractOut)
+    answer = chat.ask_model(
+        messages=prompts.distill_messages(turns=shown, start=start, end=end),
+        prompt_version=prompts.PROMPT_VERSIONS["distill"],
+        schema=ExtractOut,
+    )
     by_index = {t.index: t for t in turns}
     kept, dropped, seen = [], 0, set()
     for raw in answer.value.candidates:
@@ -164,8 +172,14 @@ def llm_candidates(
         seen.add(tuple(candidate.turns))
         kept.append(candidate)
     t = answer.telemetry
-    telemetry = {"provider": t.provider, "model": t.model, "prompt_version": t.prompt_version, "latency_ms": round(t.latency_ms, 1),
-                 "tokens_in": t.tokens_in, "tokens_out": t.tokens_out}
+    telemetry = {
+        "provider": t.provider,
+        "model": t.model,
+        "prompt_version": t.prompt_version,
+        "latency_ms": round(t.latency_ms, 1),
+        "tokens_in": t.tokens_in,
+        "tokens_out": t.tokens_out,
+    }
     note = f"{dropped} model candidate(s) dropped: they did not end in a user turn of the range" if dropped else None
     return kept, telemetry, note
 
@@ -177,6 +191,9 @@ def extract_candidates(provider: JudgeProvider, turns: list[Turn], *, start: int
         kept, telemetry, note = llm_candidates(provider, turns, start=start, end=end)
     except (ProviderUnavailable, ValidationError) as exc:
         reason = getattr(exc, "reason", None) or type(exc).__name__
-        return Extraction(offline_candidates(turns, start=start, end=end), ExtractorName.OFFLINE,
-                          note=f"LLM extractor failed ({reason}); used the offline extractor")
+        return Extraction(
+            offline_candidates(turns, start=start, end=end),
+            ExtractorName.OFFLINE,
+            note=f"LLM extractor failed ({reason}); used the offline extractor",
+        )
     return Extraction(kept, ExtractorName.LLM, note=note, telemetry=telemetry)

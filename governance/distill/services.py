@@ -9,6 +9,7 @@ A run is idempotent per (scope, session, turn range): the first answer is stored
 repeat returns it with `replayed: true`, writing nothing. Each candidate also carries an
 idempotency key made from the session and its turns, so a run cut short and retried
 replays the events it already wrote."""
+
 from __future__ import annotations
 
 import hashlib
@@ -95,7 +96,10 @@ def session_distill(
         try:
             decision = event_ingest(
                 messages=[{"role": t.role, "content": t.content, "index": t.index} for t in turns],
-                advertiser=advertiser, actor=actor, business_line=business_line, session_id=session_id,
+                advertiser=advertiser,
+                actor=actor,
+                business_line=business_line,
+                session_id=session_id,
                 idempotency_key=_candidate_key(scope, session_id, candidate.turns),
             )
         except DomainError as exc:  # one unusable candidate (an oversized turn) does not sink the session
@@ -123,8 +127,15 @@ def session_distill(
         result["unreadable_lines"] = transcript.skipped_lines[:50]
     try:
         with transaction.atomic():
-            DistillRun.objects.create(scope=scope, session_id=session_id, turn_start=start, turn_end=end, actor=actor[:128],
-                                      extractor=extraction.extractor, result={k: v for k, v in result.items() if k != "replayed"})
+            DistillRun.objects.create(
+                scope=scope,
+                session_id=session_id,
+                turn_start=start,
+                turn_end=end,
+                actor=actor[:128],
+                extractor=extraction.extractor,
+                result={k: v for k, v in result.items() if k != "replayed"},
+            )
     except IntegrityError:
         # A concurrent run of the same range finished first; its answer is the one kept.
         return _stored(scope, session_id, start, end) or result

@@ -4,6 +4,7 @@ OpenClaw session JSONL transcript.
 Turn indices are positions among the conversation's message entries (header lines,
 model changes and other bookkeeping entries are not turns), so the same transcript
 always numbers its turns the same way: that is what idempotency and drill-down rely on."""
+
 from __future__ import annotations
 
 import json
@@ -28,10 +29,17 @@ class Role(TextChoices):
 
 # Spellings other runtimes and OpenClaw versions use for the same four roles.
 ROLE_ALIASES = {
-    "user": Role.USER, "human": Role.USER,
-    "assistant": Role.ASSISTANT, "ai": Role.ASSISTANT, "model": Role.ASSISTANT,
-    "system": Role.SYSTEM, "developer": Role.SYSTEM,
-    "tool": Role.TOOL, "toolresult": Role.TOOL, "tool_result": Role.TOOL, "function": Role.TOOL,
+    "user": Role.USER,
+    "human": Role.USER,
+    "assistant": Role.ASSISTANT,
+    "ai": Role.ASSISTANT,
+    "model": Role.ASSISTANT,
+    "system": Role.SYSTEM,
+    "developer": Role.SYSTEM,
+    "tool": Role.TOOL,
+    "toolresult": Role.TOOL,
+    "tool_result": Role.TOOL,
+    "function": Role.TOOL,
 }
 # The plugin prepends recalled memories to the prompt; they must never be captured back.
 RECALL_BLOCK = re.compile(r"<lingix-memory>.*?(?:</lingix-memory>|$)", re.DOTALL)

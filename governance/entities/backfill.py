@@ -1,5 +1,6 @@
 """Entity links for memories written before links existed (or by a path that stored none):
 the organise backfill calls `memories_link_backfill`, in short transactions."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,6 +2,7 @@
 path calls it inside the write transaction (offline extraction); with the LLM configured it
 also schedules `link_entities_with_llm` after the commit, so no model call ever holds the
 write lock. The organise backfill calls either for memories written before links existed."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,8 +34,9 @@ class LinkReport:
 
 
 def _offline(memory: Memory, trigger_type: str) -> Extraction:
-    return extract_offline(content=memory.content, advertiser=memory.advertiser, category=memory.category,
-                           data=memory.data or {}, trigger_type=trigger_type)
+    return extract_offline(
+        content=memory.content, advertiser=memory.advertiser, category=memory.category, data=memory.data or {}, trigger_type=trigger_type
+    )
 
 
 def link_entities(memory: Memory, *, trigger_type: str = "") -> LinkReport:
@@ -84,10 +86,17 @@ def link_entities_with_llm(memory: Memory, *, trigger_type: str = "") -> LinkRep
         report = link_entities(memory, trigger_type=trigger_type)
         report.fallback_reason = str(exc)
         tel = exc.telemetry
-        trace_create(stage=STAGE_LLM, decision="fallback_offline", reasons=[str(exc)], memory=memory,
-                     scores={"entities": report.entities}, provider=tel.provider if tel else "openai",
-                     model=tel.model if tel else "", prompt_version=tel.prompt_version if tel else "",
-                     latency_ms=tel.latency_ms if tel else 0.0)
+        trace_create(
+            stage=STAGE_LLM,
+            decision="fallback_offline",
+            reasons=[str(exc)],
+            memory=memory,
+            scores={"entities": report.entities},
+            provider=tel.provider if tel else "openai",
+            model=tel.model if tel else "",
+            prompt_version=tel.prompt_version if tel else "",
+            latency_ms=tel.latency_ms if tel else 0.0,
+        )
         return report
     known = {m for m, _ in links}
     links += [(m, LinkOrigin.LLM) for m in mentions if m not in known]
@@ -96,11 +105,20 @@ def link_entities_with_llm(memory: Memory, *, trigger_type: str = "") -> LinkRep
     if not extraction.triples and not llm_triples:
         triples = [(s, p, o, LinkOrigin.LLM) for s, p, o in triples_for([m for m, _ in links])]
     count = memory_entities_replace(memory=memory, links=links, triples=triples)
-    trace_create(stage=STAGE_LLM, decision="linked", reasons=[f"{count} entities, {len(triples)} relations"], memory=memory,
-                 scores={"entities": count, "llm_only": len(links) - len(known), "relations": len(triples)},
-                 provider=telemetry.provider, model=telemetry.model, prompt_version=telemetry.prompt_version,
-                 latency_ms=telemetry.latency_ms, tokens_in=telemetry.tokens_in, tokens_out=telemetry.tokens_out,
-                 cost_usd=telemetry.cost_usd)
+    trace_create(
+        stage=STAGE_LLM,
+        decision="linked",
+        reasons=[f"{count} entities, {len(triples)} relations"],
+        memory=memory,
+        scores={"entities": count, "llm_only": len(links) - len(known), "relations": len(triples)},
+        provider=telemetry.provider,
+        model=telemetry.model,
+        prompt_version=telemetry.prompt_version,
+        latency_ms=telemetry.latency_ms,
+        tokens_in=telemetry.tokens_in,
+        tokens_out=telemetry.tokens_out,
+        cost_usd=telemetry.cost_usd,
+    )
     return LinkReport(memory.pk, count, len(triples), LinkOrigin.LLM)
 
 

@@ -1,6 +1,7 @@
 """Entity extraction by the configured OpenAI-compatible model. The answer must be JSON
 of the shape below; kinds and predicates outside the vocabulary, or a malformed answer,
 make the caller keep the offline extraction. Memory content is delimited as data."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,13 @@ SYSTEM = (
 
 
 def _client() -> ChatJSONClient:
-    return ChatJSONClient(name="openai", base_url=settings.MEMORY_LLM_BASE_URL, model=settings.MEMORY_JUDGE_MODEL,
-                          timeout=float(settings.MEMORY_LLM_TIMEOUT), max_retries=int(settings.MEMORY_LLM_MAX_RETRIES))
+    return ChatJSONClient(
+        name="openai",
+        base_url=settings.MEMORY_LLM_BASE_URL,
+        model=settings.MEMORY_JUDGE_MODEL,
+        timeout=float(settings.MEMORY_LLM_TIMEOUT),
+        max_retries=int(settings.MEMORY_LLM_MAX_RETRIES),
+    )
 
 
 def _mention(entity: EntityOut) -> Mention:

@@ -1,6 +1,7 @@
 """Offline entity extraction: the typed event fields first (governance.language.
 trigger_schemas), then the ad-ops vocabulary over the text. Deterministic and fast enough
 to run inside the write transaction."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -16,12 +17,31 @@ P = RelationPredicate
 
 # Memory.category values that file a memory rather than name what it is about.
 FILING_CATEGORIES = {"模板", "通用", "系统", "合规", "预算", "大促", "异常", "其他", "general", "system", "template"}
-TEXT_FIELDS = ("strategy_used", "conditions", "cause", "signal", "impact", "pattern", "suggested_action", "possible_cause",
-               "relation", "right_way", "scope", "hard_constraint", "stance")
+TEXT_FIELDS = (
+    "strategy_used",
+    "conditions",
+    "cause",
+    "signal",
+    "impact",
+    "pattern",
+    "suggested_action",
+    "possible_cause",
+    "relation",
+    "right_way",
+    "scope",
+    "hard_constraint",
+    "stance",
+)
 # The head entity of a memory is the first of these kinds it names; the others hang off it.
 HEAD_ORDER = (K.ADVERTISER, K.CATEGORY, K.CHANNEL, K.EVENT)
-PREDICATE_FOR = {K.CATEGORY: P.IN_CATEGORY, K.CHANNEL: P.USES_CHANNEL, K.PLAN: P.RUNS_PLAN, K.METRIC: P.MEASURED_BY,
-                 K.TIME_SLOT: P.DURING, K.EVENT: P.AFFECTED_BY}
+PREDICATE_FOR = {
+    K.CATEGORY: P.IN_CATEGORY,
+    K.CHANNEL: P.USES_CHANNEL,
+    K.PLAN: P.RUNS_PLAN,
+    K.METRIC: P.MEASURED_BY,
+    K.TIME_SLOT: P.DURING,
+    K.EVENT: P.AFFECTED_BY,
+}
 MAX_TRIPLES = 16
 
 
@@ -63,7 +83,7 @@ def _from_fields(data: dict[str, Any], trigger_type: str) -> list[Mention]:
         for domain in get("domains") or []:
             out.extend(_named(K.CATEGORY, domain, keep_unknown=True))
         for metrics_field in ("target_metric", "actual_metric", "before", "after"):
-            for key in (get(metrics_field) or {}):
+            for key in get(metrics_field) or {}:
                 if key != "value":
                     out.append(Mention(str(K.METRIC), canonical(K.METRIC, key)))
         if (metric := get("metric")) is not None:

@@ -1,6 +1,7 @@
 """The last two stages: commit the decision (memory write, reinforcement or parking),
 then pick a deterministic sample of automatic decisions for human audit. Both run
 inside the write transaction, after every other stage."""
+
 from __future__ import annotations
 
 import hashlib
@@ -29,6 +30,7 @@ from governance.memory_write import Proposal, governed_reinforce, governed_write
 from governance.models import MemoryEvent, ReviewItem
 from memories.constants import Layer
 
+
 def _review_kind(ctx: FunnelContext) -> str:
     conflict_parked = ctx.outcomes and ctx.outcomes[-1].stage == "conflict"
     return ReviewKind.CONFLICT if conflict_parked and ctx.candidate.conflict_kind == "contradiction" else ReviewKind.PENDING_WRITE
@@ -41,19 +43,31 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
     scores: dict[str, Any] = {}
     if ctx.final in {"WRITE", "UPDATE"}:
         supersedes = c.conflict_with if ctx.final == "UPDATE" else None
-        ctx.memory = governed_write(proposal=Proposal.from_payload(c.as_payload()), authority=Authority.funnel(event.actor),
-                                    # A new version may inherit a category the probe was not embedded with.
-                                    supersedes=supersedes, vector=c.probe if supersedes is None else None)
+        ctx.memory = governed_write(
+            proposal=Proposal.from_payload(c.as_payload()),
+            authority=Authority.funnel(event.actor),
+            # A new version may inherit a category the probe was not embedded with.
+            supersedes=supersedes,
+            vector=c.probe if supersedes is None else None,
+        )
         scores.update(memory_id=ctx.memory.pk, version=ctx.memory.version, importance=ctx.memory.importance)
         if ctx.memory.expires_at:
             scores["expires_at"] = ctx.memory.expires_at.isoformat()
         event.status = EventStatus.DECIDED
     elif ctx.final == "PENDING_REVIEW":
         ctx.review_item = ReviewItem.objects.create(
-            kind=_review_kind(ctx), event=event, layer=c.layer or "", advertiser=c.advertiser,
+            kind=_review_kind(ctx),
+            event=event,
+            layer=c.layer or "",
+            advertiser=c.advertiser,
             related_memory=c.conflict_with if c.conflict_kind == "contradiction" else None,
-            reason="; ".join(ctx.reasons)[:2000], proposed_by=event.actor,
-            payload={"candidate": c.as_payload() if c.layer else {**c.as_payload(), "layer": ""}, "auto_action": "PENDING_REVIEW", "reasons": ctx.reasons},
+            reason="; ".join(ctx.reasons)[:2000],
+            proposed_by=event.actor,
+            payload={
+                "candidate": c.as_payload() if c.layer else {**c.as_payload(), "layer": ""},
+                "auto_action": "PENDING_REVIEW",
+                "reasons": ctx.reasons,
+            },
         )
         scores["review_item_id"] = ctx.review_item.pk
         event.status = EventStatus.PARKED
@@ -68,8 +82,13 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
     event.decided_at = timezone.now()
     event.memory = ctx.memory
     MemoryEvent.objects.filter(pk=event.pk).update(
-        status=event.status, action=event.action, decided_layer=event.decided_layer or "", reasons=event.reasons,
-        decided_at=event.decided_at, memory=event.memory, event_type=event.event_type,
+        status=event.status,
+        action=event.action,
+        decided_layer=event.decided_layer or "",
+        reasons=event.reasons,
+        decided_at=event.decided_at,
+        memory=event.memory,
+        event_type=event.event_type,
     )
     return StageOutcome("decision", ctx.final, list(ctx.reasons), scores)
 
@@ -90,16 +109,31 @@ def stage_sampled_audit(ctx: FunnelContext) -> StageOutcome | None:
     if draw >= rate:
         return None
     item = ReviewItem.objects.create(
-        kind=ReviewKind.SAMPLED_AUDIT, event=ctx.event, memory=ctx.memory, layer=ctx.candidate.layer or "",
-        advertiser=ctx.candidate.advertiser, reason=f"sampled audit of an automatic {ctx.final}",
+        kind=ReviewKind.SAMPLED_AUDIT,
+        event=ctx.event,
+        memory=ctx.memory,
+        layer=ctx.candidate.layer or "",
+        advertiser=ctx.candidate.advertiser,
+        reason=f"sampled audit of an automatic {ctx.final}",
         proposed_by=ctx.event.actor,
         payload={"auto_action": ctx.final, "reasons": ctx.reasons, "candidate": ctx.candidate.as_payload()},
     )
-    return StageOutcome("sampled_audit", "SAMPLED", [f"picked for human audit (draw {draw:.4f} < rate {rate})"], {"review_item_id": item.pk})
+    return StageOutcome(
+        "sampled_audit", "SAMPLED", [f"picked for human audit (draw {draw:.4f} < rate {rate})"], {"review_item_id": item.pk}
+    )
 
 
 # Deterministic stages come before every stage that may call a model.
 DEFAULT_PIPELINE = [
-    stage_safety, stage_provenance, stage_classify, stage_guard_rules, stage_value, stage_judge,
-    stage_layer_policy, stage_conflict, stage_validate, stage_commit, stage_sampled_audit,
+    stage_safety,
+    stage_provenance,
+    stage_classify,
+    stage_guard_rules,
+    stage_value,
+    stage_judge,
+    stage_layer_policy,
+    stage_conflict,
+    stage_validate,
+    stage_commit,
+    stage_sampled_audit,
 ]

@@ -1,5 +1,6 @@
 """Domain errors of the write funnel and the review queue. All are DomainError
 subclasses, so the API answers 4xx and the CLI prints one line."""
+
 from __future__ import annotations
 
 from memories.exceptions import DomainError, InvalidInput

@@ -4,6 +4,7 @@ Memory content is untrusted: it is later shown to models inside our prompts and 
 blocks. A proposal that tries to steer them (ignore the rules, pose as the system, close
 our tags, ask to be written to L1 or approved) is quarantined for a person, whatever a
 judge would say. Patterns cover Chinese and English, after width and case folding."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,9 @@ _PATTERNS: dict[str, list[str]] = {
         r"<\|?\s*(?:im_start|im_end|system|endoftext)\s*\|?>",
         r"\[/?\s*(?:INST|SYS)\s*\]",
         r"#{2,}\s*(?:system|instruction)",
-        r"\byou are now\b", r"你现在是", r"从现在开始你是",
+        r"\byou are now\b",
+        r"你现在是",
+        r"从现在开始你是",
     ],
     "closing_tag": [
         r"<\s*/\s*(?:lingix-memory|memory|memories|untrusted_data|context|system|instructions?)\s*>",

@@ -2,6 +2,7 @@
 themselves live in governance.hard_rules (the write function checks them again); this
 stage turns them into a decision, and adds the soft ones: L2 needs conditions of
 validity, L3 a tool or system observation whose TTL has not already run out."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -31,8 +32,14 @@ DEFAULT_LAYER = {
 
 def has_conditions(c: Candidate) -> bool:
     # A named category or channel is a scope too ("美妆与母婴类目…").
-    return bool(c.data.get("conditions") or c.data.get("scope") or c.advertiser or c.business_line
-                or s.has(s.CONDITION, c.content) or s.has(s.DOMAIN, c.content))
+    return bool(
+        c.data.get("conditions")
+        or c.data.get("scope")
+        or c.advertiser
+        or c.business_line
+        or s.has(s.CONDITION, c.content)
+        or s.has(s.DOMAIN, c.content)
+    )
 
 
 def observed_at(c: Candidate, *, received: datetime) -> datetime:
@@ -51,8 +58,9 @@ def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome
     now = timezone.now()
     if layer == Layer.L3:
         c.observed_at = observed_at(c, received=now)
-    refusal = layer_refusal(layer=layer, source=c.source, attribution=c.attribution, authority=Authority.funnel("funnel"),
-                            observed_at=c.observed_at)
+    refusal = layer_refusal(
+        layer=layer, source=c.source, attribution=c.attribution, authority=Authority.funnel("funnel"), observed_at=c.observed_at
+    )
     if refusal is not None:
         scores["hard_rule"] = refusal.rule
         # Only an operator can still make an L1 write happen; every other hard rule is final.

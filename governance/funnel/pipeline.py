@@ -2,6 +2,7 @@
 returns a StageOutcome (or None when it does not apply), which is stored as one Trace
 row at once, inside the caller's transaction. The first REJECT or PENDING_REVIEW ends
 the run."""
+
 from __future__ import annotations
 
 import time
@@ -15,16 +16,16 @@ from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
 from governance.funnel.related import find_related
 from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.language.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.funnel.verifier import verify
+from governance.language.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
 from governance.safety import Findings
 from governance.traces import trace_create
 from governance.tuning import classify_min_confidence
-from memories.metrics_registry import JUDGE_LATENCY, timed
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
+from memories.metrics_registry import JUDGE_LATENCY, timed
 
 FINAL = {"REJECT", "PENDING_REVIEW"}
 
@@ -98,21 +99,27 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
     scores = {"trigger_type": out.trigger_type, "confidence": out.confidence, "threshold": threshold, "fields": out.fields}
     if out.trigger_type == "none" or out.confidence < threshold:
         why = out.reasons[:1] or [f"confidence {out.confidence} below {threshold}"]
-        return _with_telemetry(StageOutcome("classify", "REJECT", ["could not classify with enough confidence: " + why[0]], scores), answer.telemetry)
+        return _with_telemetry(
+            StageOutcome("classify", "REJECT", ["could not classify with enough confidence: " + why[0]], scores), answer.telemetry
+        )
     c.trigger_type = out.trigger_type
     c.fields = dict(out.fields)
     if not c.layer:
         c.layer = DEFAULT_LAYER[c.trigger_type]
     ctx.event.event_type = c.trigger_type
     MemoryEvent.objects.filter(pk=ctx.event.pk).update(event_type=c.trigger_type)
-    return _with_telemetry(StageOutcome("classify", PASS, [f"{out.trigger_type} (confidence {out.confidence})", *out.reasons[:2]], scores), answer.telemetry)
+    return _with_telemetry(
+        StageOutcome("classify", PASS, [f"{out.trigger_type} (confidence {out.confidence})", *out.reasons[:2]], scores), answer.telemetry
+    )
 
 
 def stage_value(ctx: FunnelContext) -> StageOutcome:
     c = ctx.candidate
     offline = offline_value_checks(c)
     try:
-        answer = ctx.provider.assess_value(trigger_type=c.trigger_type, content=c.content, data=c.data, source=c.source, offline_checks=offline)
+        answer = ctx.provider.assess_value(
+            trigger_type=c.trigger_type, content=c.content, data=c.data, source=c.source, offline_checks=offline
+        )
     except ProviderUnavailable as exc:
         return _parked("value", exc, ctx)
     labels = {cr.key: cr for cr in VALUE_CRITERIA[c.trigger_type]}
@@ -158,9 +165,18 @@ def stage_judge(ctx: FunnelContext) -> StageOutcome:
     tools = verify(c)
     tool_ms = (time.perf_counter() - started) * 1000
     request = JudgeRequest(
-        content=c.content, trigger_type=c.trigger_type, source=c.source, layer=c.layer, advertiser=c.advertiser, data=c.data,
-        rule_attribution=c.attribution, grounding_hint=tools.get("grounding") or "unknown",
-        related=[{"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]} for r in (c.related or [])],
+        content=c.content,
+        trigger_type=c.trigger_type,
+        source=c.source,
+        layer=c.layer,
+        advertiser=c.advertiser,
+        data=c.data,
+        rule_attribution=c.attribution,
+        grounding_hint=tools.get("grounding") or "unknown",
+        related=[
+            {"id": r["memory"].pk, "content": r["memory"].content, "cosine": r["cosine"], "relation": r["relation"]}
+            for r in (c.related or [])
+        ],
     )
     with timed(JUDGE_LATENCY, provider=ctx.judge.name, outcome="answered") as labels:
         try:
@@ -174,8 +190,13 @@ def stage_judge(ctx: FunnelContext) -> StageOutcome:
     c.consistency = verdict.consistency
     c.confidence = float(verdict.confidence)
     scores: dict[str, Any] = {
-        "verdict": verdict.action, "judge_attribution": verdict.source_attribution, "rule_attribution": c.attribution,
-        "grounding": c.grounding, "consistency": verdict.consistency, "confidence": verdict.confidence, "tools": tools,
+        "verdict": verdict.action,
+        "judge_attribution": verdict.source_attribution,
+        "rule_attribution": c.attribution,
+        "grounding": c.grounding,
+        "consistency": verdict.consistency,
+        "confidence": verdict.confidence,
+        "tools": tools,
         "tool_latency_ms": round(tool_ms, 3),
     }
     reasons = [*verdict.reasons[:4]]
@@ -209,8 +230,12 @@ def stage_conflict(ctx: FunnelContext) -> StageOutcome:
         outcome = conflict_stage.conflict(ctx.candidate)
     except EmbeddingError as exc:
         # Without neighbours a duplicate or a contradiction would go unseen: park, never write blind.
-        return StageOutcome("conflict", "PENDING_REVIEW", [f"conflict check unavailable (embedder: {exc}); parked, nothing written"],
-                            latency_ms=(time.perf_counter() - started) * 1000)
+        return StageOutcome(
+            "conflict",
+            "PENDING_REVIEW",
+            [f"conflict check unavailable (embedder: {exc}); parked, nothing written"],
+            latency_ms=(time.perf_counter() - started) * 1000,
+        )
     if outcome.decision == "UPDATE":
         ctx.intended = "UPDATE"
     outcome.latency_ms = (time.perf_counter() - started) * 1000
@@ -256,10 +281,20 @@ def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory=None) -> T
 
 def _store(ctx: FunnelContext, outcome: StageOutcome, memory, seq: int) -> Trace:
     return trace_create(
-        event=ctx.event, memory=memory, seq=seq, stage=outcome.stage, decision=outcome.decision,
-        reasons=outcome.reasons, scores=outcome.scores, provider=outcome.provider, model=outcome.model[:128],
-        prompt_version=outcome.prompt_version[:32], latency_ms=round(outcome.latency_ms, 3), tokens_in=outcome.tokens_in,
-        tokens_out=outcome.tokens_out, cost_usd=outcome.cost_usd,
+        event=ctx.event,
+        memory=memory,
+        seq=seq,
+        stage=outcome.stage,
+        decision=outcome.decision,
+        reasons=outcome.reasons,
+        scores=outcome.scores,
+        provider=outcome.provider,
+        model=outcome.model[:128],
+        prompt_version=outcome.prompt_version[:32],
+        latency_ms=round(outcome.latency_ms, 3),
+        tokens_in=outcome.tokens_in,
+        tokens_out=outcome.tokens_out,
+        cost_usd=outcome.cost_usd,
     )
 
 
@@ -304,20 +339,29 @@ def new_candidate(*, event: MemoryEvent, content: str, trigger_type: str, layer:
     if not business_line and isinstance(event.data, dict) and isinstance(event.data.get("business_line"), str):
         business_line = event.data["business_line"][:64]
     return Candidate(
-        content=content, trigger_type=trigger_type, source=event.source,
-        layer=layer or (DEFAULT_LAYER.get(trigger_type, "") if trigger_type else ""), layer_requested=bool(layer),
-        advertiser=event.advertiser, business_line=business_line, category=category,
+        content=content,
+        trigger_type=trigger_type,
+        source=event.source,
+        layer=layer or (DEFAULT_LAYER.get(trigger_type, "") if trigger_type else ""),
+        layer_requested=bool(layer),
+        advertiser=event.advertiser,
+        business_line=business_line,
+        category=category,
         data=dict(event.data or {}),
     )
-
-
 
 
 def candidate_from_payload(payload: dict[str, Any]) -> Candidate:
     """A parked candidate as the rules see it; attribution is derived again, never read back."""
     return Candidate(
-        content=str(payload.get("content") or ""), trigger_type=payload.get("trigger_type") or "",
-        source=payload.get("source") or "agent", layer=payload.get("layer") or "", layer_requested=True,
-        advertiser=payload.get("advertiser") or None, business_line=payload.get("business_line") or "",
-        category=payload.get("category") or "", data=dict(payload.get("data") or {}), turns=list(payload.get("turns") or []),
+        content=str(payload.get("content") or ""),
+        trigger_type=payload.get("trigger_type") or "",
+        source=payload.get("source") or "agent",
+        layer=payload.get("layer") or "",
+        layer_requested=True,
+        advertiser=payload.get("advertiser") or None,
+        business_line=payload.get("business_line") or "",
+        category=payload.get("category") or "",
+        data=dict(payload.get("data") or {}),
+        turns=list(payload.get("turns") or []),
     )

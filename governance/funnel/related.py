@@ -1,5 +1,6 @@
 """Nearby memories for a candidate: same layer, same advertiser scope (plus global),
 active and unexpired, ranked by cosine over the configured embedder's vectors."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,8 +14,8 @@ from memories.constants import Layer, Status
 from memories.embeddings import get_embedder
 from memories.hashing import content_hash
 from memories.models import Memory
-from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
+from memories.search.filters import SearchFilter
 from memories.services import embedding_text, memory_store_vectors, stale_embedding_q
 
 STALE_LIMIT = 200
@@ -34,8 +35,15 @@ def _scope_qs(c: Candidate):
 def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, exception_to_global: bool = False) -> dict[str, str] | None:
     """duplicate / contradiction / compatible with the signal that decided, or None when
     the two are unrelated (governance.language.relation has the rules)."""
-    found = relate(new_text, old_text, cosine=cosine, same_text=same_hash, duplicate_cosine=duplicate_cosine(), related_cosine=related_cosine(),
-                   exception_to_global=exception_to_global)
+    found = relate(
+        new_text,
+        old_text,
+        cosine=cosine,
+        same_text=same_hash,
+        duplicate_cosine=duplicate_cosine(),
+        related_cosine=related_cosine(),
+        exception_to_global=exception_to_global,
+    )
     return found.as_dict() if found else None
 
 
@@ -56,8 +64,22 @@ def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
     return vectors
 
 
-_FIELDS = ("id", "content", "category", "embedding", "embedding_model", "embedding_dim", "content_hash", "layer", "advertiser",
-           "source_attribution", "grounding", "version", "status", "expires_at")
+_FIELDS = (
+    "id",
+    "content",
+    "category",
+    "embedding",
+    "embedding_model",
+    "embedding_dim",
+    "content_hash",
+    "layer",
+    "advertiser",
+    "source_attribution",
+    "grounding",
+    "version",
+    "status",
+    "expires_at",
+)
 
 
 def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
@@ -78,7 +100,9 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
     if c.probe is None:
         c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
-    search_filter = SearchFilter(advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now())
+    search_filter = SearchFilter(
+        advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now()
+    )
     hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
     # Re-read the rows: the index may lag a change made in this very transaction.
@@ -95,6 +119,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
         exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
         rel = relation(c.content, m.content, cos, m.content_hash == new_hash, exception_to_global=exception)
         if rel:
-            found.append({"memory": m, "cosine": round(cos, 4), "relation": rel["relation"], "signal": rel["signal"], "detail": rel["detail"]})
+            found.append(
+                {"memory": m, "cosine": round(cos, 4), "relation": rel["relation"], "signal": rel["signal"], "detail": rel["detail"]}
+            )
     c.related = found
     return found

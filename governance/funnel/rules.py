@@ -4,6 +4,7 @@ rules before value and judge), so an outage can only park what they let through.
 
 They also derive the source attribution, which the layer policy later relies on: a
 judge's opinion about attribution is recorded but never grants a layer."""
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,7 @@ def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
     last = max((i for i, t in enumerate(turns) if t["role"] != "user"), default=None)
     if last is None:
         return turns
-    answer = turns[last + 1:]
+    answer = turns[last + 1 :]
     if not answer or user_confirms([t["content"] for t in answer]):
         return turns[last:]
     return answer
@@ -59,7 +60,7 @@ def attribution_from_turns(turns: list[dict[str, str]]) -> str:
     if "user" not in roles:
         return A.ASSISTANT_SUGGESTION
     last_assistant = max((i for i, role in enumerate(roles) if role != "user"), default=-1)
-    later_user = [t["content"] for t in turns[last_assistant + 1:] if t["role"] == "user"]
+    later_user = [t["content"] for t in turns[last_assistant + 1 :] if t["role"] == "user"]
     if last_assistant < 0:
         return A.USER_STATED
     if not later_user:
@@ -115,8 +116,9 @@ def _layer_refusal(c: Candidate) -> str | None:
     in the layer policy, so it is not a refusal here)."""
     if not c.layer:
         return None
-    refusal = layer_refusal(layer=c.layer, source=c.source, attribution=c.attribution, authority=Authority.funnel("funnel"),
-                            observed_at=timezone.now())
+    refusal = layer_refusal(
+        layer=c.layer, source=c.source, attribution=c.attribution, authority=Authority.funnel("funnel"), observed_at=timezone.now()
+    )
     if refusal is None or refusal.rule == HardRule.L1_AUTHORITATIVE:
         return None
     return refusal.reason
@@ -142,9 +144,11 @@ def provenance_rules(c: Candidate) -> StageOutcome:
     layer_reason = _layer_refusal(c)
     if layer_reason:
         reasons.append(layer_reason)
-    scores: dict[str, object] = {"attribution": c.attribution, "layer": c.layer,
-                                 "signals": {"suggestion": suggestions[:2], "self_vouching": self_vouching(c),
-                                             "turns": [t["role"] for t in c.turns]}}
+    scores: dict[str, object] = {
+        "attribution": c.attribution,
+        "layer": c.layer,
+        "signals": {"suggestion": suggestions[:2], "self_vouching": self_vouching(c), "turns": [t["role"] for t in c.turns]},
+    }
     if reasons:
         return StageOutcome("provenance", "REJECT", reasons, scores)
     return StageOutcome("provenance", PASS, [f"attribution {c.attribution}; no provenance rule fired"], scores)

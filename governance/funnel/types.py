@@ -1,4 +1,5 @@
 """Plain data passed between the funnel stages and returned to callers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

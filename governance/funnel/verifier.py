@@ -7,12 +7,13 @@ judge's grounding. Tool conclusions win over the model's own opinion.
 | numbers contradict the data         | unsupported               |
 | no data                             | the judge's view stands   |
 """
+
 from __future__ import annotations
 
 from typing import Any
 
-from governance.language import signals as s
 from governance.funnel.types import Candidate
+from governance.language import signals as s
 
 TIMELY = s._rx(r"当前", r"最新", r"近期", r"目前", r"最近", r"\bcurrent(?:ly)?\b", r"\blatest\b", r"\brecent(?:ly)?\b", r"\bnow\b")
 

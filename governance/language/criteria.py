@@ -1,6 +1,7 @@
 """Stage ①: is it worth keeping? Each trigger type has three criteria and all three
 must hold (the spec's VALUE_CRITERIA table). The offline checks read the trigger's
 typed data first (governance.language.trigger_schemas) and fall back to the text."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -22,6 +23,7 @@ class Proposal(Protocol):
     advertiser: str | None
     business_line: str
     data: dict[str, Any]
+
 
 T = TriggerType
 
@@ -86,9 +88,22 @@ MIN_CORRELATION = 0.3
 # "用三阶段出价策略…做到3.4": applying a named strategy is the cause of the result.
 STRATEGY_APPLIED = s._rx(
     r"(?:用|采用|通过|借助|使用|执行|实施|改用|上线)\S{0,15}(?:策略|方案|打法|出价|素材|定向|人群|计划)",
-    r"\b(?:by|after) (?:using|switching|raising|lowering|adding|moving)\b", r"\busing\b.{0,40}\b(?:strategy|bid|creative|audience)\b",
+    r"\b(?:by|after) (?:using|switching|raising|lowering|adding|moving)\b",
+    r"\busing\b.{0,40}\b(?:strategy|bid|creative|audience)\b",
 )
-USER_SPEAKERS = s._rx(r"用户", r"客户", r"广告主", r"品牌方", r"投放负责人", r"运营", r"\buser\b", r"\bclient\b", r"\badvertiser\b", r"\bbrand_\w+", r"\bcustomer\b")
+USER_SPEAKERS = s._rx(
+    r"用户",
+    r"客户",
+    r"广告主",
+    r"品牌方",
+    r"投放负责人",
+    r"运营",
+    r"\buser\b",
+    r"\bclient\b",
+    r"\badvertiser\b",
+    r"\bbrand_\w+",
+    r"\bcustomer\b",
+)
 MACHINE_SPEAKERS = s._rx(r"助手", r"智能体", r"\bAI\b", r"\bassistant\b", r"\bagent\b", r"\bbot\b", r"\bmodel\b")
 
 
@@ -189,7 +204,10 @@ def _rule(c: Proposal, d: ParsedData) -> Checks:
     hard = (constraint is not None and str(constraint).strip().lower() not in {"false", "no", "否", "0"}) or s.has(s.HARD_CONSTRAINT, t)
     return {
         "authoritative": (authoritative, f"authority={authority or s.hits(s.AUTHORITY, t)[:2]} source={c.source}"),
-        "scope_clear": (bool(scope) or s.has(s.SCOPE, t) or s.has(s.DOMAIN, t), f"scope={scope or (s.hits(s.SCOPE, t) + s.hits(s.DOMAIN, t))[:2]}"),
+        "scope_clear": (
+            bool(scope) or s.has(s.SCOPE, t) or s.has(s.DOMAIN, t),
+            f"scope={scope or (s.hits(s.SCOPE, t) + s.hits(s.DOMAIN, t))[:2]}",
+        ),
         "hard_constraint": (hard, f"hard_constraint={constraint or s.hits(s.HARD_CONSTRAINT, t)[:2]}"),
     }
 
@@ -210,7 +228,10 @@ def _anomaly(c: Proposal, d: ParsedData) -> Checks:
     cause = d.get("possible_cause")
     return {
         "exceeds_threshold": (exceeds, f"deviation={None if deviation is None else round(deviation, 4)} ({source}) threshold={threshold}"),
-        "possible_cause": (bool(cause) or s.has(s.CAUSAL, t) or s.has(s.HEDGE_EXEMPT, t), f"possible_cause={cause or s.hits(s.CAUSAL, t)[:2]}"),
+        "possible_cause": (
+            bool(cause) or s.has(s.CAUSAL, t) or s.has(s.HEDGE_EXEMPT, t),
+            f"possible_cause={cause or s.hits(s.CAUSAL, t)[:2]}",
+        ),
         "not_one_off": (not_one_off, f"recurrence={recurrence} repeated={s.hits(s.REPEATED, t)[:1]}"),
     }
 
@@ -222,8 +243,14 @@ def _performance(c: Proposal, d: ParsedData) -> Checks:
     nums = s.numbers(t)
     if before or after:
         has_pair = metric is not None
-        rel = _relative_change(next(iter(before.values())) if metric not in before else before[metric],
-                               next(iter(after.values())) if metric not in after else after[metric]) if metric else None
+        rel = (
+            _relative_change(
+                next(iter(before.values())) if metric not in before else before[metric],
+                next(iter(after.values())) if metric not in after else after[metric],
+            )
+            if metric
+            else None
+        )
     else:
         pair = s.from_to(t)
         has_pair = pair is not None or (s.has(s.TARGET_ACTUAL, t) and len(nums) >= 2)
@@ -263,7 +290,10 @@ def _cross_domain(c: Proposal, d: ParsedData) -> Checks:
     return {
         "multi_domain": (n_domains >= 2, f"domains={domains or found}"),
         "statistical_support": (stat, stat_ev),
-        "confounders_excluded": (bool(controlled), f"confounders={confounders if confounders is not None else s.hits(s.CONFOUNDER, t)[:1]}"),
+        "confounders_excluded": (
+            bool(controlled),
+            f"confounders={confounders if confounders is not None else s.hits(s.CONFOUNDER, t)[:1]}",
+        ),
     }
 
 

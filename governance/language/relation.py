@@ -16,6 +16,7 @@ two are about related things; structure decides:
 5. otherwise near-identical → duplicate, else compatible.
 
 Every answer names the signal that decided it, for the trace."""
+
 from __future__ import annotations
 
 import re
@@ -31,13 +32,28 @@ COMPATIBLE = "compatible"
 # Antonym pairs; the longer form is listed first so "不适合" is not read as "适合".
 ANTONYMS: list[tuple[str, str, str]] = [
     ("max_min", r"最高|最好|最强|最多|最佳|\bhighest\b|\bbest\b|\bmost\b", r"最低|最差|最弱|最少|\blowest\b|\bworst\b|\bleast\b"),
-    ("up_down", r"提高|提升|上升|增长|上涨|升高|走高|拉升|升到|升至|涨到|涨至|增至|\bhigher\b|\bincreas(?:e[sd]?|ing)\b|\brais(?:e[sd]?|ing)\b|\brose\b|\bimprov(?:e[sd]?|ing)\b|\bgrew\b|\bup\b",
-     r"降低|下降|下跌|走低|降到|降至|跌到|跌至|回落|\blower(?:ed)?\b|\bdecreas(?:e[sd]?|ing)\b|\bdrop(?:ped|s)?\b|\bfell\b|\bdeclin(?:e[sd]?|ing)\b|\bdown\b"),
+    (
+        "up_down",
+        r"提高|提升|上升|增长|上涨|升高|走高|拉升|升到|升至|涨到|涨至|增至|\bhigher\b|\bincreas(?:e[sd]?|ing)\b|\brais(?:e[sd]?|ing)\b|\brose\b|\bimprov(?:e[sd]?|ing)\b|\bgrew\b|\bup\b",
+        r"降低|下降|下跌|走低|降到|降至|跌到|跌至|回落|\blower(?:ed)?\b|\bdecreas(?:e[sd]?|ing)\b|\bdrop(?:ped|s)?\b|\bfell\b|\bdeclin(?:e[sd]?|ing)\b|\bdown\b",
+    ),
     ("raise_cut", r"上调|上浮|加价|提价|\braise the bid\b", r"下调|下浮|降价|压价|\bcut the bid\b"),
-    ("more_less", r"增加|加大|扩大|扩量|放量|多投|\bmore\b|\bexpand", r"减少|缩小|收缩|控量|少投|\bless\b|\bfewer\b|\breduc(?:e[sd]?|ing)\b"),
-    ("pause_resume", r"恢复|重启|开启|继续投|\bresume[sd]?\b|\bstart(?:ed|ing|s)?\b|\bturn on\b", r"暂停|停投|停止|关停|关闭|\bpause[sd]?\b|\bstop(?:ped|ping|s)?\b|\bturn off\b"),
+    (
+        "more_less",
+        r"增加|加大|扩大|扩量|放量|多投|\bmore\b|\bexpand",
+        r"减少|缩小|收缩|控量|少投|\bless\b|\bfewer\b|\breduc(?:e[sd]?|ing)\b",
+    ),
+    (
+        "pause_resume",
+        r"恢复|重启|开启|继续投|\bresume[sd]?\b|\bstart(?:ed|ing|s)?\b|\bturn on\b",
+        r"暂停|停投|停止|关停|关闭|\bpause[sd]?\b|\bstop(?:ped|ping|s)?\b|\bturn off\b",
+    ),
     ("fit_unfit", r"不适合|不适用|不宜", r"(?<!不)适合|(?<!不)适用"),
-    ("valid_invalid", r"无效|没效果|没用|\bineffective\b|\bdoes not work\b|\bdidn'?t work\b", r"(?<![无])有效|见效|\beffective\b|\bworks?\b"),
+    (
+        "valid_invalid",
+        r"无效|没效果|没用|\bineffective\b|\bdoes not work\b|\bdidn'?t work\b",
+        r"(?<![无])有效|见效|\beffective\b|\bworks?\b",
+    ),
     ("better_worse", r"更好|好于|优于|\bbetter\b|\boutperform", r"更差|差于|不如|\bworse\b|\bunderperform"),
 ]
 _ANTONYM_RX = [(name, re.compile(a, re.IGNORECASE), re.compile(b, re.IGNORECASE)) for name, a, b in ANTONYMS]
@@ -75,7 +91,15 @@ CHANNELS = re.compile(
     re.IGNORECASE,
 )
 SEGMENTS = re.compile(r"新客|老客|男性|女性|学生|宝妈|银发|\bnew customers?\b|\bexisting customers?\b|\bwomen\b|\bmen\b", re.IGNORECASE)
-_CANON = {"直播间": "直播", "搜索广告": "搜索", "search": "搜索", "feed": "信息流", "douyin": "抖音", "xiaohongshu": "小红书", "wechat": "微信"}
+_CANON = {
+    "直播间": "直播",
+    "搜索广告": "搜索",
+    "search": "搜索",
+    "feed": "信息流",
+    "douyin": "抖音",
+    "xiaohongshu": "小红书",
+    "wechat": "微信",
+}
 
 _BRAND = re.compile(r"\bbrand_\w+\b", re.IGNORECASE)
 CATEGORIES = re.compile(
@@ -116,7 +140,7 @@ class Facts:
 
 def _slot_of(text: str, at: int) -> str | None:
     """The lever or metric a number belongs to: the nearest one named just before it."""
-    window = text[max(0, at - SLOT_WINDOW): at]
+    window = text[max(0, at - SLOT_WINDOW) : at]
     best, best_pos = None, -1
     for name, rx in (*_METRIC_RX.items(), *_LEVER_RX.items()):
         for m in rx.finditer(window):
@@ -145,13 +169,13 @@ def facts(text: str) -> Facts:
     f.times = set(s.time_ranges(text))
     plain = s.without_time_ranges(text)
     for m in s.NUMBER.finditer(plain):
-        tail = plain[m.end(): m.end() + 1]
+        tail = plain[m.end() : m.end() + 1]
         if tail in {"年", "月", "日", "号"}:
             continue
         slot = _slot_of(plain, m.start())
         if slot:
             # "出价上浮20%" and "出价不超过1.5元", or a daily and a monthly budget, are different slots.
-            window = plain[max(0, m.start() - SLOT_WINDOW): m.start()]
+            window = plain[max(0, m.start() - SLOT_WINDOW) : m.start()]
             period = next((name for name, rx in _PERIODS.items() if rx.search(window)), "")
             unit = _UNITS.get(m.group(2) or "", "")
             f.slots.setdefault(f"{slot}{period}{unit}", set()).add(abs(float(m.group(1))))
@@ -172,7 +196,7 @@ def _grams(text: str) -> set[str]:
     text = re.sub(r"[0-9.%％]+", " ", text.lower())
     words = set(re.findall(r"[a-z_]+", text))
     cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
-    return words | {cjk[i: i + 2] for i in range(len(cjk) - 1)}
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
 
 
 def lexical_overlap(a: str, b: str) -> float:
@@ -193,8 +217,15 @@ def _core_levers(f: Facts) -> set[str]:
 
 
 def _same_facets(new: Facts, old: Facts) -> bool:
-    return all(not (a and b) or a == b for a, b in ((new.categories, old.categories), (new.channels, old.channels),
-                                                   (new.segments, old.segments), (new.metrics, old.metrics)))
+    return all(
+        not (a and b) or a == b
+        for a, b in (
+            (new.categories, old.categories),
+            (new.channels, old.channels),
+            (new.segments, old.segments),
+            (new.metrics, old.metrics),
+        )
+    )
 
 
 def _flipped(new: Facts, old: Facts) -> str | None:
@@ -221,8 +252,16 @@ def _value_change(new: Facts, old: Facts) -> str | None:
     return None
 
 
-def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, duplicate_cosine: float, related_cosine: float,
-           exception_to_global: bool = False) -> Relation | None:
+def relate(
+    new_text: str,
+    old_text: str,
+    *,
+    cosine: float,
+    same_text: bool,
+    duplicate_cosine: float,
+    related_cosine: float,
+    exception_to_global: bool = False,
+) -> Relation | None:
     """None when the two are not about the same thing at all. `exception_to_global`: the
     old memory holds for everyone and the new one for one advertiser only, so a different
     rule for that advertiser is an exception, not a contradiction."""
@@ -234,15 +273,30 @@ def relate(new_text: str, old_text: str, *, cosine: float, same_text: bool, dupl
     if cosine < related_cosine:
         # Loosely related: only a contradiction about the same subject and lever counts.
         same_subject = bool(new.brands & old.brands) and bool(_core_levers(new) & _core_levers(old))
-        found = relate(new_text, old_text, cosine=related_cosine, same_text=False, duplicate_cosine=2.0, related_cosine=related_cosine,
-                       exception_to_global=exception_to_global) if same_subject else None
+        found = (
+            relate(
+                new_text,
+                old_text,
+                cosine=related_cosine,
+                same_text=False,
+                duplicate_cosine=2.0,
+                related_cosine=related_cosine,
+                exception_to_global=exception_to_global,
+            )
+            if same_subject
+            else None
+        )
         return found if found is not None and found.kind == CONTRADICTION else None
     if _disjoint(new.brands, old.brands):
         return Relation(COMPATIBLE, "different subject", f"{sorted(old.brands)} vs {sorted(new.brands)}")
     if _disjoint(new.categories, old.categories):
         return Relation(COMPATIBLE, "different subject", f"{sorted(old.categories)} vs {sorted(new.categories)}")
-    for facet, a, b in (("channel", new.channels, old.channels), ("audience segment", new.segments, old.segments),
-                        ("lever", _core_levers(new), _core_levers(old)), ("metric", new.metrics, old.metrics)):
+    for facet, a, b in (
+        ("channel", new.channels, old.channels),
+        ("audience segment", new.segments, old.segments),
+        ("lever", _core_levers(new), _core_levers(old)),
+        ("metric", new.metrics, old.metrics),
+    ):
         if _disjoint(a, b):
             return Relation(COMPATIBLE, f"different {facet}", f"{sorted(b)} vs {sorted(a)}")
     overlap = lexical_overlap(new_text, old_text)

@@ -7,6 +7,7 @@ Two steps, both traced per memory:
    `capacity_per_advertiser`, the lowest-retention ones are archived (never deleted) until
    the count is back at capacity. L1 is never evicted. Global memories (no advertiser)
    count as one scope of their own."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -26,17 +27,21 @@ from memories.models import Memory
 TIER_STAGE = "lifecycle.tier"
 EVICT_STAGE = "lifecycle.evict"
 _SCORING_FIELDS = (
-    "id", "layer", "advertiser", "tier", "importance", "confidence", "access_count", "reinforcement_count",
-    "created_at", "last_accessed_at",
+    "id",
+    "layer",
+    "advertiser",
+    "tier",
+    "importance",
+    "confidence",
+    "access_count",
+    "reinforcement_count",
+    "created_at",
+    "last_accessed_at",
 )
 
 
-def memories_retier(
-    *, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE
-) -> dict[str, Any]:
-    ids = list(
-        Memory.objects.filter(status=Status.ACTIVE).exclude(layer=Layer.L1).order_by("id").values_list("id", flat=True)
-    )
+def memories_retier(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
+    ids = list(Memory.objects.filter(status=Status.ACTIVE).exclude(layer=Layer.L1).order_by("id").values_list("id", flat=True))
     moves: dict[str, int] = defaultdict(int)
     for chunk in chunks(ids, batch_size):
         planned = []
@@ -55,8 +60,14 @@ def memories_retier(
                 # so the search cache is not invalidated for nothing.
                 if Memory.objects.filter(pk=memory_id, status=Status.ACTIVE, tier=old).update(tier=new, updated_at=now):
                     traces.append(
-                        Trace(memory_id=memory_id, stage=TIER_STAGE, decision=f"{old}->{new}", scores=retention.as_dict(),
-                              reasons=[_tier_reason(old, new)], created_at=now)
+                        Trace(
+                            memory_id=memory_id,
+                            stage=TIER_STAGE,
+                            decision=f"{old}->{new}",
+                            scores=retention.as_dict(),
+                            reasons=[_tier_reason(old, new)],
+                            created_at=now,
+                        )
                     )
             Trace.objects.bulk_create(traces)
             for trace in traces:
@@ -80,19 +91,12 @@ def _capacities() -> dict[str, int]:
     }
 
 
-def memories_evict(
-    *, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE
-) -> dict[str, Any]:
+def memories_evict(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTION, batch_size: int = BATCH_SIZE) -> dict[str, Any]:
     capacities = _capacities()
     archived: list[int] = []
     scopes: list[dict[str, Any]] = []
     for layer, capacity in sorted(capacities.items()):
-        over = (
-            Memory.objects.filter(status=Status.ACTIVE, layer=layer)
-            .values("advertiser")
-            .annotate(n=Count("id"))
-            .filter(n__gt=capacity)
-        )
+        over = Memory.objects.filter(status=Status.ACTIVE, layer=layer).values("advertiser").annotate(n=Count("id")).filter(n__gt=capacity)
         for row in over:
             advertiser = row["advertiser"]
             scope = Memory.objects.filter(status=Status.ACTIVE, layer=layer, advertiser=advertiser)
@@ -113,12 +117,22 @@ def memories_evict(
 
                 def archive(batch=batch, why=why) -> int:
                     retentions = {memory_id: retention for retention, memory_id in batch}
-                    moved = governed_lifecycle_transition(memory_ids=list(retentions), from_status=Status.ACTIVE, to_status=Status.ARCHIVED,
-                                                          at=now, authority=Authority.lifecycle("scheduler"), extra={"valid_to": now})
+                    moved = governed_lifecycle_transition(
+                        memory_ids=list(retentions),
+                        from_status=Status.ACTIVE,
+                        to_status=Status.ARCHIVED,
+                        at=now,
+                        authority=Authority.lifecycle("scheduler"),
+                        extra={"valid_to": now},
+                    )
                     traces = [
                         Trace(
-                            memory_id=memory_id, stage=EVICT_STAGE, decision="archived", scores=retentions[memory_id].as_dict(),
-                            reasons=why, created_at=now,
+                            memory_id=memory_id,
+                            stage=EVICT_STAGE,
+                            decision="archived",
+                            scores=retentions[memory_id].as_dict(),
+                            reasons=why,
+                            created_at=now,
                         )
                         for memory_id in moved
                     ]
@@ -128,8 +142,14 @@ def memories_evict(
 
                 scope_archived += atomic_batch(archive)
             scopes.append(
-                {"layer": layer, "advertiser": advertiser, "active": len(scored), "capacity": capacity,
-                 "archived": scope_archived, "cutoff_retention": round(cutoff, 4) if cutoff is not None else None}
+                {
+                    "layer": layer,
+                    "advertiser": advertiser,
+                    "active": len(scored),
+                    "capacity": capacity,
+                    "archived": scope_archived,
+                    "cutoff_retention": round(cutoff, 4) if cutoff is not None else None,
+                }
             )
     return {"archived": len(archived), "scopes": scopes, "memory_ids": archived[:50]}
 

@@ -2,6 +2,7 @@
 
 They stay in the table for audit (and in export); search already hides anything past
 expires_at, and this job makes the status say so."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -39,16 +40,18 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
         def expire_batch(due: list[int] = due) -> list[int]:
             # Re-check status inside the transaction: a concurrent supersede or review may
             # have moved a row since the SELECT above.
-            still_due = list(
-                Memory.objects.filter(pk__in=due, status=Status.ACTIVE, expires_at__lte=now).values_list("id", flat=True)
-            )
+            still_due = list(Memory.objects.filter(pk__in=due, status=Status.ACTIVE, expires_at__lte=now).values_list("id", flat=True))
             if not still_due:
                 return []
-            layers = dict(
-                Memory.objects.filter(pk__in=still_due).values_list("layer").annotate(n=Count("id")).values_list("layer", "n")
+            layers = dict(Memory.objects.filter(pk__in=still_due).values_list("layer").annotate(n=Count("id")).values_list("layer", "n"))
+            governed_lifecycle_transition(
+                memory_ids=still_due,
+                from_status=Status.ACTIVE,
+                to_status=Status.EXPIRED,
+                at=now,
+                authority=Authority.lifecycle(actor),
+                extra={"valid_to": now},
             )
-            governed_lifecycle_transition(memory_ids=still_due, from_status=Status.ACTIVE, to_status=Status.EXPIRED, at=now,
-                                          authority=Authority.lifecycle(actor), extra={"valid_to": now})
             Trace.objects.create(
                 stage=STAGE,
                 decision="expired",

@@ -14,19 +14,20 @@ By default a promotion only opens a `promotion` review item that carries the tem
 as its candidate; the reviewer's approval writes it (governance.services.review_approve). With `auto_promote` set on the L2 policy the template is written
 at once. Either way a MemoryEvent(kind=promotion) with its traces records what happened,
 and the template links back to its source through `derived_from`."""
+
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 
 from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus
 from governance.hard_rules import Authority, WriteOrigin, mature_l2
 from governance.memory_write import Proposal, governed_write
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.services import review_item_create
-from memories.constants import Attribution, Grounding, Layer, Source, Status
+from memories.constants import Attribution, Layer, Source
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch
 from memories.models import Memory
@@ -95,8 +96,11 @@ def template_candidate(source: Memory) -> dict[str, Any]:
 
 
 def _write_template(*, source: Memory, actor: str) -> Memory:
-    return governed_write(proposal=Proposal.from_payload(template_candidate(source)),
-                          authority=Authority.lifecycle(f"lifecycle:{actor}", origin=WriteOrigin.PROMOTION), derived_from=[source])
+    return governed_write(
+        proposal=Proposal.from_payload(template_candidate(source)),
+        authority=Authority.lifecycle(f"lifecycle:{actor}", origin=WriteOrigin.PROMOTION),
+        derived_from=[source],
+    )
 
 
 def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any], auto: bool):
@@ -129,16 +133,31 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
     criteria = _criteria(source, policy, now)
     auto = bool(policy.auto_promote)
     event = _event(source=source, actor=actor, now=now, criteria=criteria, auto=auto)
-    Trace.objects.create(event=event, memory=source, seq=1, stage=STAGE, decision="eligible", scores=criteria,
-                         reasons=["age, use, importance and grounding meet the L2 policy", "no open conflict"],
-                         provider="lifecycle", created_at=now)
+    Trace.objects.create(
+        event=event,
+        memory=source,
+        seq=1,
+        stage=STAGE,
+        decision="eligible",
+        scores=criteria,
+        reasons=["age, use, importance and grounding meet the L2 policy", "no open conflict"],
+        provider="lifecycle",
+        created_at=now,
+    )
     if auto:
         template = _write_template(source=source, actor=actor)
         event.memory = template
         event.save(update_fields=["memory"])
-        Trace.objects.create(event=event, memory=template, seq=2, stage=STAGE, decision="WRITE",
-                             reasons=[f"L4 template #{template.pk} written from L2 #{source.pk} (auto_promote)"],
-                             provider="lifecycle", created_at=now)
+        Trace.objects.create(
+            event=event,
+            memory=template,
+            seq=2,
+            stage=STAGE,
+            decision="WRITE",
+            reasons=[f"L4 template #{template.pk} written from L2 #{source.pk} (auto_promote)"],
+            provider="lifecycle",
+            created_at=now,
+        )
         return {"source_id": source.pk, "template_id": template.pk, "event_id": event.pk, "action": "WRITE"}
     item = review_item_create(
         kind=ReviewKind.PROMOTION,
@@ -151,9 +170,16 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
         payload={"source_ids": [source.pk], "criteria": criteria},
         proposed_by=f"lifecycle:{actor}",
     )
-    Trace.objects.create(event=event, memory=source, seq=2, stage=STAGE, decision="PENDING_REVIEW",
-                         reasons=[f"review item #{item.pk} opened (auto_promote is off)"],
-                         provider="lifecycle", created_at=now)
+    Trace.objects.create(
+        event=event,
+        memory=source,
+        seq=2,
+        stage=STAGE,
+        decision="PENDING_REVIEW",
+        reasons=[f"review item #{item.pk} opened (auto_promote is off)"],
+        provider="lifecycle",
+        created_at=now,
+    )
     return {"source_id": source.pk, "review_item_id": item.pk, "event_id": event.pk, "action": "PENDING_REVIEW"}
 
 

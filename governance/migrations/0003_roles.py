@@ -1,5 +1,6 @@
 """The two staff roles. reviewer: works the review queue and reads everything it needs;
 cannot edit L1 or see tokens. operator: everything except user management."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
@@ -26,9 +27,7 @@ def create_roles(apps, schema_editor):
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     reviewer, _ = Group.objects.get_or_create(name="reviewer")
-    reviewer.permissions.set(
-        [Permission.objects.get(content_type__app_label=app, codename=code) for app, code in REVIEWER]
-    )
+    reviewer.permissions.set([Permission.objects.get(content_type__app_label=app, codename=code) for app, code in REVIEWER])
     operator, _ = Group.objects.get_or_create(name="operator")
     operator.permissions.set(Permission.objects.filter(content_type__app_label__in=OPERATOR_APPS))
 

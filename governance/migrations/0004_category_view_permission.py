@@ -1,5 +1,6 @@
 """Both staff roles may browse the category trees (the trees are maintained by the
 governed write, so nobody is given change or delete)."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 

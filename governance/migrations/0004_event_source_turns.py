@@ -5,40 +5,55 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('governance', '0003_roles'),
+        ("governance", "0003_roles"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='memoryevent',
-            name='session_id',
-            field=models.CharField(blank=True, db_index=True, max_length=200, null=True, verbose_name='session'),
+            model_name="memoryevent",
+            name="session_id",
+            field=models.CharField(blank=True, db_index=True, max_length=200, null=True, verbose_name="session"),
         ),
         migrations.AddField(
-            model_name='memoryevent',
-            name='source_turns',
-            field=models.JSONField(blank=True, default=list, help_text='[{index, role, content}] of the conversation turns it came from.', verbose_name='source turns'),
+            model_name="memoryevent",
+            name="source_turns",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="[{index, role, content}] of the conversation turns it came from.",
+                verbose_name="source turns",
+            ),
         ),
         migrations.CreateModel(
-            name='DistillRun',
+            name="DistillRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('scope', models.CharField(blank=True, default='', help_text='The advertiser written to; empty for global.', max_length=64, verbose_name='scope')),
-                ('session_id', models.CharField(max_length=200, verbose_name='session')),
-                ('turn_start', models.PositiveIntegerField(verbose_name='first turn')),
-                ('turn_end', models.PositiveIntegerField(verbose_name='last turn')),
-                ('actor', models.CharField(blank=True, default='', max_length=128, verbose_name='actor')),
-                ('extractor', models.CharField(blank=True, default='', max_length=16, verbose_name='extractor')),
-                ('result', models.JSONField(blank=True, default=dict, verbose_name='result')),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name='created at')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "scope",
+                    models.CharField(
+                        blank=True,
+                        default="",
+                        help_text="The advertiser written to; empty for global.",
+                        max_length=64,
+                        verbose_name="scope",
+                    ),
+                ),
+                ("session_id", models.CharField(max_length=200, verbose_name="session")),
+                ("turn_start", models.PositiveIntegerField(verbose_name="first turn")),
+                ("turn_end", models.PositiveIntegerField(verbose_name="last turn")),
+                ("actor", models.CharField(blank=True, default="", max_length=128, verbose_name="actor")),
+                ("extractor", models.CharField(blank=True, default="", max_length=16, verbose_name="extractor")),
+                ("result", models.JSONField(blank=True, default=dict, verbose_name="result")),
+                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name="created at")),
             ],
             options={
-                'verbose_name': 'session distillation',
-                'verbose_name_plural': 'session distillations',
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.UniqueConstraint(fields=('scope', 'session_id', 'turn_start', 'turn_end'), name='distill_run_unique')],
+                "verbose_name": "session distillation",
+                "verbose_name_plural": "session distillations",
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("scope", "session_id", "turn_start", "turn_end"), name="distill_run_unique")
+                ],
             },
         ),
     ]

@@ -6,35 +6,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('governance', '0004_category_view_permission'),
-        ('governance', '0004_event_source_turns'),
-        ('memories', '0006_entities_and_relations'),
+        ("governance", "0004_category_view_permission"),
+        ("governance", "0004_event_source_turns"),
+        ("memories", "0006_entities_and_relations"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Suggestion',
+            name="Suggestion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('advertiser', models.CharField(blank=True, db_index=True, max_length=64, null=True, verbose_name='advertiser')),
-                ('kind', models.CharField(choices=[('promotion', 'sales promotion'), ('cold_start', 'cold start'), ('anomaly', 'anomaly'), ('other', 'other')], default='other', max_length=16, verbose_name='signal kind')),
-                ('topic', models.CharField(blank=True, default='', max_length=128, verbose_name='topic')),
-                ('reasons', models.JSONField(blank=True, default=dict, verbose_name='why each playbook applies')),
-                ('status', models.CharField(choices=[('open', 'open'), ('expired', 'expired with its signal')], db_index=True, default='open', max_length=16, verbose_name='status')),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name='created at')),
-                ('expires_at', models.DateTimeField(blank=True, null=True, verbose_name='expires at')),
-                ('closed_at', models.DateTimeField(blank=True, null=True, verbose_name='closed at')),
-                ('signal', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='suggestions', to='memories.memory', verbose_name='signal')),
-                ('strategies', models.ManyToManyField(blank=True, related_name='suggested_as_strategy', to='memories.memory', verbose_name='L2 strategies')),
-                ('templates', models.ManyToManyField(blank=True, related_name='suggested_as_template', to='memories.memory', verbose_name='L4 templates')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("advertiser", models.CharField(blank=True, db_index=True, max_length=64, null=True, verbose_name="advertiser")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("promotion", "sales promotion"),
+                            ("cold_start", "cold start"),
+                            ("anomaly", "anomaly"),
+                            ("other", "other"),
+                        ],
+                        default="other",
+                        max_length=16,
+                        verbose_name="signal kind",
+                    ),
+                ),
+                ("topic", models.CharField(blank=True, default="", max_length=128, verbose_name="topic")),
+                ("reasons", models.JSONField(blank=True, default=dict, verbose_name="why each playbook applies")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("open", "open"), ("expired", "expired with its signal")],
+                        db_index=True,
+                        default="open",
+                        max_length=16,
+                        verbose_name="status",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now, verbose_name="created at")),
+                ("expires_at", models.DateTimeField(blank=True, null=True, verbose_name="expires at")),
+                ("closed_at", models.DateTimeField(blank=True, null=True, verbose_name="closed at")),
+                (
+                    "signal",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="suggestions", to="memories.memory", verbose_name="signal"
+                    ),
+                ),
+                (
+                    "strategies",
+                    models.ManyToManyField(
+                        blank=True, related_name="suggested_as_strategy", to="memories.memory", verbose_name="L2 strategies"
+                    ),
+                ),
+                (
+                    "templates",
+                    models.ManyToManyField(
+                        blank=True, related_name="suggested_as_template", to="memories.memory", verbose_name="L4 templates"
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'suggestion',
-                'verbose_name_plural': 'suggestions',
-                'ordering': ['-created_at', '-id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['open', 'expired'])), name='suggestion_status_valid')],
+                "verbose_name": "suggestion",
+                "verbose_name_plural": "suggestions",
+                "ordering": ["-created_at", "-id"],
+                "constraints": [
+                    models.CheckConstraint(condition=models.Q(("status__in", ["open", "expired"])), name="suggestion_status_valid")
+                ],
             },
         ),
     ]

@@ -1,10 +1,10 @@
 """Both staff roles read the organised view: entities, their links and relations, and the
 suggestions signals raise (all read-only in the admin)."""
+
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-VIEW = [("memories", "view_entity"), ("memories", "view_memoryentity"), ("memories", "view_relation"),
-        ("governance", "view_suggestion")]
+VIEW = [("memories", "view_entity"), ("memories", "view_memoryentity"), ("memories", "view_relation"), ("governance", "view_suggestion")]
 
 
 def grant(apps, schema_editor):

@@ -4,20 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('governance', '0006_organised_view_roles'),
+        ("governance", "0006_organised_view_roles"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='memoryevent',
-            name='kind',
-            field=models.CharField(choices=[('ingest', 'ingest (free text)'), ('trigger', 'trigger (structured)'), ('import', 'trusted import'), ('promotion', 'promotion'), ('admin_edit', 'admin edit'), ('consolidation', 'consolidation (episodes → semantic)')], max_length=16, verbose_name='kind'),
+            model_name="memoryevent",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("ingest", "ingest (free text)"),
+                    ("trigger", "trigger (structured)"),
+                    ("import", "trusted import"),
+                    ("promotion", "promotion"),
+                    ("admin_edit", "admin edit"),
+                    ("consolidation", "consolidation (episodes → semantic)"),
+                ],
+                max_length=16,
+                verbose_name="kind",
+            ),
         ),
         migrations.AlterField(
-            model_name='reviewitem',
-            name='kind',
-            field=models.CharField(choices=[('pending_write', 'pending write'), ('conflict', 'conflict'), ('promotion', 'promotion'), ('sampled_audit', 'sampled audit'), ('reflection', 'reflection finding'), ('consolidation', 'semantic consolidation')], db_index=True, max_length=16, verbose_name='kind'),
+            model_name="reviewitem",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("pending_write", "pending write"),
+                    ("conflict", "conflict"),
+                    ("promotion", "promotion"),
+                    ("sampled_audit", "sampled audit"),
+                    ("reflection", "reflection finding"),
+                    ("consolidation", "semantic consolidation"),
+                ],
+                db_index=True,
+                max_length=16,
+                verbose_name="kind",
+            ),
         ),
     ]

@@ -2,6 +2,7 @@
 the category trees, and its three abstracts. The governed write
 (governance.memory_write) calls `organise_fields` for every memory it writes; the
 backfill (`memory maintain --task organise`) calls it for memories written before."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,8 +16,17 @@ from memories.constants import MemoryKind
 from memories.models import Category
 
 __all__ = [
-    "Abstracts", "KindDecision", "Organised", "category_node_for", "category_path", "category_refresh",
-    "category_subtree_ids", "decide_kind", "make_abstracts", "memories_refresh_categories", "organise_fields",
+    "Abstracts",
+    "KindDecision",
+    "Organised",
+    "category_node_for",
+    "category_path",
+    "category_refresh",
+    "category_subtree_ids",
+    "decide_kind",
+    "make_abstracts",
+    "memories_refresh_categories",
+    "organise_fields",
 ]
 
 
@@ -36,14 +46,25 @@ class Organised:
         }
 
 
-def organise_fields(*, content: str, layer: str, advertiser: str | None, trigger_type: str = "", data: dict[str, Any] | None = None,
-                    category: str = "", business_line: str = "", kind: str = "",
-                    node_cache: dict[tuple, Category] | None = None) -> Organised:
+def organise_fields(
+    *,
+    content: str,
+    layer: str,
+    advertiser: str | None,
+    trigger_type: str = "",
+    data: dict[str, Any] | None = None,
+    category: str = "",
+    business_line: str = "",
+    kind: str = "",
+    node_cache: dict[tuple, Category] | None = None,
+) -> Organised:
     """Kind, category node (created if new) and abstracts for one memory. A `kind` the
     writer already knows (a semantic memory consolidated by reflection) is kept."""
-    decision = (KindDecision(kind, "set by the writer") if kind in MemoryKind.values
-                else decide_kind(content=content, layer=layer, trigger_type=trigger_type, data=data))
-    path = category_path(content=content, layer=layer, trigger_type=trigger_type, data=data, category=category,
-                         business_line=business_line)
+    decision = (
+        KindDecision(kind, "set by the writer")
+        if kind in MemoryKind.values
+        else decide_kind(content=content, layer=layer, trigger_type=trigger_type, data=data)
+    )
+    path = category_path(content=content, layer=layer, trigger_type=trigger_type, data=data, category=category, business_line=business_line)
     node = category_node_for(advertiser=advertiser, path=path, cache=node_cache)
     return Organised(kind=decision, path=path, node=node, abstracts=make_abstracts(content))

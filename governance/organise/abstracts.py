@@ -4,6 +4,7 @@ token budget on many one-liners and expand only the best memories.
 
 Cuts fall on sentence or clause boundaries where one is close enough; otherwise the
 text is cut at the limit and marked with an ellipsis."""
+
 from __future__ import annotations
 
 import re

@@ -5,6 +5,7 @@ Three levels: the vertical (品类), the situation (冷启动, 大促, 合规, �
 `business_line`, the environment event, the anomaly's metric, the changed variables),
 then the memory's own category label, then the text. A level nothing points to is left
 out, except the vertical, which falls back to 通用."""
+
 from __future__ import annotations
 
 import re
@@ -25,12 +26,42 @@ def _rx(*parts: str) -> re.Pattern[str]:
 
 # Table order breaks ties between names found at the same place.
 VERTICALS: list[tuple[str, re.Pattern[str]]] = [
-    ("医药OTC", _rx(r"医药", r"OTC", r"感冒药", r"维生素", r"用药", r"保健品", r"药品",
-                   r"\bmedical\b", r"\bpharma\w*", r"\bvitamins?\b", r"\bmedicine\b")),
-    ("美妆", _rx(r"美妆", r"口红", r"护肤", r"面膜", r"彩妆", r"化妆品",
-                r"\bbeauty\b", r"\bskincare\b", r"\bcosmetics?\b", r"\blipstick\b")),
-    ("数码3C", _rx(r"数码", r"3C", r"手机", r"耳机", r"笔记本", r"家电", r"电脑",
-                  r"\bheadphones?\b", r"\blaptops?\b", r"\bphones?\b", r"\belectronics\b")),
+    (
+        "医药OTC",
+        _rx(
+            r"医药",
+            r"OTC",
+            r"感冒药",
+            r"维生素",
+            r"用药",
+            r"保健品",
+            r"药品",
+            r"\bmedical\b",
+            r"\bpharma\w*",
+            r"\bvitamins?\b",
+            r"\bmedicine\b",
+        ),
+    ),
+    (
+        "美妆",
+        _rx(r"美妆", r"口红", r"护肤", r"面膜", r"彩妆", r"化妆品", r"\bbeauty\b", r"\bskincare\b", r"\bcosmetics?\b", r"\blipstick\b"),
+    ),
+    (
+        "数码3C",
+        _rx(
+            r"数码",
+            r"3C",
+            r"手机",
+            r"耳机",
+            r"笔记本",
+            r"家电",
+            r"电脑",
+            r"\bheadphones?\b",
+            r"\blaptops?\b",
+            r"\bphones?\b",
+            r"\belectronics\b",
+        ),
+    ),
     ("母婴", _rx(r"母婴", r"奶粉", r"纸尿裤", r"宝妈", r"\bbaby\b", r"\bmaternity\b")),
     ("食品", _rx(r"食品", r"零食", r"饮料", r"\bfood\b", r"\bsnacks?\b")),
     ("服饰", _rx(r"服饰", r"女装", r"男装", r"鞋", r"\bapparel\b", r"\bfashion\b")),
@@ -41,8 +72,23 @@ VERTICALS: list[tuple[str, re.Pattern[str]]] = [
 SITUATIONS: list[tuple[str, re.Pattern[str]]] = [
     ("合规", _rx(r"合规", r"违规", r"备案", r"绝对化", r"宣称", r"审核", r"不得出现", r"\bcompliance\b", r"\bmust not claim\b")),
     ("冷启动", _rx(r"冷启动", r"学习期", r"起量", r"首发", r"新品", r"\bcold[- ]start", r"\blearning phase\b", r"\blaunch")),
-    ("大促", _rx(r"大促", r"双1[12]", r"双十[一二]", r"618", r"预热", r"蓄水", r"女神节", r"开学季", r"促销季",
-               r"\bpromotion\b", r"\bsingles'? day\b", r"\bholiday\b")),
+    (
+        "大促",
+        _rx(
+            r"大促",
+            r"双1[12]",
+            r"双十[一二]",
+            r"618",
+            r"预热",
+            r"蓄水",
+            r"女神节",
+            r"开学季",
+            r"促销季",
+            r"\bpromotion\b",
+            r"\bsingles'? day\b",
+            r"\bholiday\b",
+        ),
+    ),
     ("异常", _rx(r"异常", r"骤降", r"暴跌", r"突降", r"超时", r"延迟", r"\banomal", r"\bsudden\b", r"\blatency\b", r"\bdrops?\b")),
     ("账户与预算", _rx(r"余额", r"充值", r"预算上限", r"封顶", r"追加预算", r"预算分配", r"\bbalance\b")),
     ("周期规律", _rx(r"每周", r"周末", r"工作日", r"周[一二三四五六日]", r"换季", r"时段", r"\bweekly\b", r"\bweekend\b")),
@@ -86,17 +132,31 @@ def _first(table: list[tuple[str, re.Pattern[str]]], *texts: str) -> str | None:
     return None
 
 
-def category_path(*, content: str, layer: str, trigger_type: str = "", data: dict[str, Any] | None = None,
-                  category: str = "", business_line: str = "") -> list[str]:
+def category_path(
+    *, content: str, layer: str, trigger_type: str = "", data: dict[str, Any] | None = None, category: str = "", business_line: str = ""
+) -> list[str]:
     """[vertical, situation, lever?]: the levels of the category tree this memory sits in."""
     parsed = parse_trigger_data(trigger_type, data or {}) if trigger_type or data else None
     field = (lambda name: str(parsed.get(name) or "")) if parsed else (lambda name: "")
     changed = (parsed.get("changed_variables") if parsed else None) or []
-    typed = " ".join(filter(None, [field("category"), field("business_line"), field("event"), field("metric"),
-                                   " ".join(changed), field("strategy_used"), field("scope")]))
+    typed = " ".join(
+        filter(
+            None,
+            [
+                field("category"),
+                field("business_line"),
+                field("event"),
+                field("metric"),
+                " ".join(changed),
+                field("strategy_used"),
+                field("scope"),
+            ],
+        )
+    )
     vertical = _first(VERTICALS, field("category"), field("business_line"), category, business_line, content) or GENERAL_VERTICAL
-    situation = (_first(SITUATIONS, typed, content, category)
-                 or _SITUATION_BY_TYPE.get(trigger_type) or _SITUATION_BY_LAYER.get(layer, "日常投放"))
+    situation = (
+        _first(SITUATIONS, typed, content, category) or _SITUATION_BY_TYPE.get(trigger_type) or _SITUATION_BY_LAYER.get(layer, "日常投放")
+    )
     # A metric is a lever only when the memory names no real one (ROI is what most moves).
     lever = _first(LEVERS[:-1], typed, content) or _first(LEVERS[-1:], typed, content)
     return [vertical, situation, *([lever] if lever else [])]

@@ -5,6 +5,7 @@ its figures, a signal observed on a day, an anomaly. It is semantic when it stat
 holds: a rule, a preference, a pattern, a template. The layer settles the clear cases
 (L1 rules and L4 templates hold, L3 signals happened); the trigger type and its typed
 fields (governance.language.trigger_schemas) come next; the wording decides the rest."""
+
 from __future__ import annotations
 
 import re

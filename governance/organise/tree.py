@@ -1,6 +1,7 @@
 """The category trees: one per advertiser plus the global one. Nodes are created on
 first use; each node's counts and summary cover it and everything under it and are
 recomputed whenever a governed write or status change touches a memory inside it."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -26,8 +27,11 @@ def category_node_for(*, advertiser: str | None, path: list[str], cache: dict[tu
     parent = None
     for depth in range(len(path)):
         full = PATH_SEPARATOR.join(path[: depth + 1])
-        node = Category.objects.filter(advertiser=advertiser, path=full).first() if advertiser is not None else \
-            Category.objects.filter(advertiser__isnull=True, path=full).first()
+        node = (
+            Category.objects.filter(advertiser=advertiser, path=full).first()
+            if advertiser is not None
+            else Category.objects.filter(advertiser__isnull=True, path=full).first()
+        )
         if node is None:
             node = Category.objects.create(advertiser=advertiser, name=path[depth][:64], path=full[:255], parent=parent, depth=depth)
         parent = node

@@ -1,5 +1,6 @@
 """One interface for every judge: classify free text, check value criteria, judge a
 candidate. Each call returns the answer with the telemetry a Trace row records."""
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -63,7 +64,9 @@ class JudgeProvider(ABC):
     def classify(self, *, text: str, source: str) -> ProviderAnswer: ...
 
     @abstractmethod
-    def assess_value(self, *, trigger_type: str, content: str, data: dict[str, Any], source: str, offline_checks: dict[str, tuple[bool, str]]) -> ProviderAnswer: ...
+    def assess_value(
+        self, *, trigger_type: str, content: str, data: dict[str, Any], source: str, offline_checks: dict[str, tuple[bool, str]]
+    ) -> ProviderAnswer: ...
 
     @abstractmethod
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer: ...

@@ -6,6 +6,7 @@ through it.
 own loop, so every attempt is counted in the trace); a timeout, an exhausted retry
 budget or an empty answer raises ProviderUnavailable. The key is read from the
 environment when the client is built and is never logged or traced."""
+
 from __future__ import annotations
 
 import json
@@ -52,11 +53,13 @@ class ChatJSONClient:
         # The client's own retries are off: ours count attempts and honour a capped Retry-After.
         self._client = openai.OpenAI(
             api_key=api_key if api_key is not None else (os.environ.get("MEMORY_LLM_API_KEY") or "unused"),
-            base_url=base_url, timeout=timeout, max_retries=0,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=0,
         )
 
     def _sleep_for(self, attempt: int, exc: Exception | None) -> float:
-        delay = self.backoff * (2 ** attempt)
+        delay = self.backoff * (2**attempt)
         response = getattr(exc, "response", None)
         retry_after = response.headers.get("retry-after") if response is not None else None
         if retry_after:

@@ -1,5 +1,6 @@
 """Which judge runs, and the factory that builds it. Nothing starts without an explicit
 choice (CONTRACT.md). This module imports the judges; none of them imports it."""
+
 from __future__ import annotations
 
 import functools
@@ -31,9 +32,7 @@ def resolve_provider_name() -> str:
     explicit = (settings.MEMORY_LLM_PROVIDER or "").strip().lower()
     if explicit:
         if explicit not in PROVIDERS:
-            raise ProviderNotConfigured(
-                f"MEMORY_LLM_PROVIDER={explicit!r} is not a provider; use 'openai' or 'offline'"
-            )
+            raise ProviderNotConfigured(f"MEMORY_LLM_PROVIDER={explicit!r} is not a provider; use 'openai' or 'offline'")
         if explicit == "openai" and not os.environ.get("MEMORY_LLM_API_KEY"):
             raise ProviderNotConfigured("MEMORY_LLM_PROVIDER=openai needs MEMORY_LLM_API_KEY in the environment")
         return explicit
@@ -48,8 +47,14 @@ def get_provider() -> JudgeProvider:
     if name == "offline":
         return OfflineProvider()
     key_digest = hashlib.sha256(os.environ.get("MEMORY_LLM_API_KEY", "").encode()).hexdigest()
-    return _openai_judge(settings.MEMORY_LLM_BASE_URL, settings.MEMORY_JUDGE_MODEL, float(settings.MEMORY_LLM_TIMEOUT),
-                         int(settings.MEMORY_LLM_MAX_RETRIES), llm_backoff_seconds(), key_digest)
+    return _openai_judge(
+        settings.MEMORY_LLM_BASE_URL,
+        settings.MEMORY_JUDGE_MODEL,
+        float(settings.MEMORY_LLM_TIMEOUT),
+        int(settings.MEMORY_LLM_MAX_RETRIES),
+        llm_backoff_seconds(),
+        key_digest,
+    )
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,6 +1,7 @@
 """The local DoubtMem judge: a faithfulness model served over an OpenAI-compatible API.
 It reasons inside <doubt-check>…</doubt-check> and then emits a JSON action. Only the
 judge step uses it; classification and value checks stay with the main provider."""
+
 from __future__ import annotations
 
 import json
@@ -28,7 +29,7 @@ def parse_doubtmem(text: str) -> tuple[str, DoubtMemOut]:
     if match is None:
         raise DoubtMemParseError("no <doubt-check> block in the answer")
     reasoning = match.group(1).strip()
-    tail = (text or "")[match.end():]
+    tail = (text or "")[match.end() :]
     try:
         verdict = DoubtMemOut.model_validate(extract_json(tail))
     except (json.JSONDecodeError, ValidationError, TypeError) as exc:
@@ -41,8 +42,12 @@ def to_judge_out(reasoning: str, verdict: DoubtMemOut) -> JudgeOut:
     if reasoning:
         reasons.append("doubt-check: " + reasoning[:300])
     return JudgeOut(
-        action=verdict.action, source_attribution=verdict.source_attribution, grounding=verdict.grounding,
-        consistency=verdict.consistency, confidence=verdict.confidence, reasons=reasons,
+        action=verdict.action,
+        source_attribution=verdict.source_attribution,
+        grounding=verdict.grounding,
+        consistency=verdict.consistency,
+        confidence=verdict.confidence,
+        reasons=reasons,
     )
 
 

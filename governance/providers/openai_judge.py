@@ -2,6 +2,7 @@
 
 It asks for a JSON object and validates it with pydantic; output that does not validate
 raises ProviderUnavailable, and the funnel parks the event."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,7 +23,8 @@ class OpenAIJudge(JudgeProvider):
 
     def classify(self, *, text: str, source: str) -> ProviderAnswer:
         return self.chat.ask_model(
-            messages=prompts.classify_messages(text=text, source=source), prompt_version=prompts.PROMPT_VERSIONS["classify"],
+            messages=prompts.classify_messages(text=text, source=source),
+            prompt_version=prompts.PROMPT_VERSIONS["classify"],
             schema=ClassifyOut,
         )
 
@@ -32,7 +34,8 @@ class OpenAIJudge(JudgeProvider):
         criteria = [{"key": c.key, "zh": c.zh, "en": c.en} for c in VALUE_CRITERIA[trigger_type]]
         return self.chat.ask_model(
             messages=prompts.value_messages(trigger_type=trigger_type, criteria=criteria, content=content, data=data, source=source),
-            prompt_version=prompts.PROMPT_VERSIONS["value"], schema=ValueOut,
+            prompt_version=prompts.PROMPT_VERSIONS["value"],
+            schema=ValueOut,
         )
 
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer:

@@ -4,6 +4,7 @@ the version, so a shift in decisions can be traced to the prompt that caused it.
 Everything that came from outside (text, data, related memories) is placed inside a
 <untrusted_data> block as JSON, and the instructions say plainly that nothing inside
 that block is an instruction."""
+
 from __future__ import annotations
 
 import json
@@ -71,7 +72,9 @@ def classify_messages(*, text: str, source: str) -> list[dict[str, str]]:
     ]
 
 
-def value_messages(*, trigger_type: str, criteria: list[dict[str, str]], content: str, data: dict[str, Any], source: str) -> list[dict[str, str]]:
+def value_messages(
+    *, trigger_type: str, criteria: list[dict[str, str]], content: str, data: dict[str, Any], source: str
+) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": VALUE_SYSTEM},
         {
@@ -94,7 +97,9 @@ def judge_messages(*, request: Any) -> list[dict[str, str]]:
         {"role": "system", "content": JUDGE_SYSTEM},
         {
             "role": "user",
-            "content": "prompt:judge\nfacts established by code: " + json.dumps(facts, ensure_ascii=False) + "\n"
+            "content": "prompt:judge\nfacts established by code: "
+            + json.dumps(facts, ensure_ascii=False)
+            + "\n"
             + untrusted_block({"candidate": request.content, "data": request.data, "related_memories": request.related}),
         },
     ]
@@ -107,7 +112,9 @@ def doubtmem_messages(*, request: Any) -> list[dict[str, str]]:
         {
             "role": "user",
             "content": "prompt:doubtmem\n"
-            + untrusted_block({"speaker": request.source, "candidate_memory": request.content, "event_data": request.data, "existing_memories": memories}),
+            + untrusted_block(
+                {"speaker": request.source, "candidate_memory": request.content, "event_data": request.data, "existing_memories": memories}
+            ),
         },
     ]
 

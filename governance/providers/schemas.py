@@ -1,5 +1,6 @@
 """What a judge must answer, as pydantic models. Model output that does not validate
 is treated as no answer at all (the event is parked), never coerced into a write."""
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -7,12 +8,25 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 TriggerName = Literal[
-    "user_feedback", "strategy_execution", "environment_change", "rule_update",
-    "anomaly_pattern", "performance_optimization", "cross_domain_correlation", "periodic_pattern", "none",
+    "user_feedback",
+    "strategy_execution",
+    "environment_change",
+    "rule_update",
+    "anomaly_pattern",
+    "performance_optimization",
+    "cross_domain_correlation",
+    "periodic_pattern",
+    "none",
 ]
 AttributionName = Literal[
-    "user_confirmed", "user_stated", "assistant_suggestion", "agent_inference", "tool_observation",
-    "human_config", "rule_update", "unknown",
+    "user_confirmed",
+    "user_stated",
+    "assistant_suggestion",
+    "agent_inference",
+    "tool_observation",
+    "human_config",
+    "rule_update",
+    "unknown",
 ]
 GroundingName = Literal["grounded", "weakly_grounded", "unsupported", "unknown"]
 ConsistencyName = Literal["consistent", "duplicate", "contradiction", "unknown"]

@@ -7,6 +7,7 @@
 
 A credential is cut out (`[REDACTED:kind]`); personal data is masked down to its last
 four characters. Findings name kinds, never values."""
+
 from governance.safety.scan import (
     REDACTED,
     CredentialRefused,

@@ -5,6 +5,7 @@ text, and report each as a span of the original text.
 The library's detectors are driven directly (analyze_string on instances we own) rather
 than through its global settings and file scanner, so scanning is thread-safe, makes no
 network call (no verification) and needs no temporary file."""
+
 from __future__ import annotations
 
 import re
@@ -147,8 +148,11 @@ def _scan_entropy(text: str) -> list[tuple[str, int, int]]:
 def _filtered(value: str, line: str) -> bool:
     """detect-secrets' own false-positive heuristics."""
     return (
-        heuristic.is_sequential_string(value) or heuristic.is_potential_uuid(value) or heuristic.is_templated_secret(value)
-        or heuristic.is_not_alphanumeric_string(value) or heuristic.is_likely_id_string(value, line)
+        heuristic.is_sequential_string(value)
+        or heuristic.is_potential_uuid(value)
+        or heuristic.is_templated_secret(value)
+        or heuristic.is_not_alphanumeric_string(value)
+        or heuristic.is_likely_id_string(value, line)
     )
 
 

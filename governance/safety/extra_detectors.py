@@ -1,6 +1,7 @@
 """Credential shapes detect-secrets does not know, written as its own plugin type so they
 run beside the library's detectors in one loop. Only shapes the library lacks belong
 here; a shape it learns later should be dropped from this file."""
+
 from __future__ import annotations
 
 import re
@@ -96,6 +97,13 @@ class ChineseKeywordDetector(RegexBasedDetector):
 
 
 EXTRA_DETECTORS: tuple[RegexBasedDetector, ...] = (
-    GoogleApiKeyDetector(), LingixTokenDetector(), UrlCredentialsDetector(), AwsSecretNearKeyIdDetector(),
-    ProviderApiKeyDetector(), SlackExtraTokenDetector(), GitHubFineGrainedTokenDetector(), BearerTokenDetector(), ChineseKeywordDetector(),
+    GoogleApiKeyDetector(),
+    LingixTokenDetector(),
+    UrlCredentialsDetector(),
+    AwsSecretNearKeyIdDetector(),
+    ProviderApiKeyDetector(),
+    SlackExtraTokenDetector(),
+    GitHubFineGrainedTokenDetector(),
+    BearerTokenDetector(),
+    ChineseKeywordDetector(),
 )

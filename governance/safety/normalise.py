@@ -2,6 +2,7 @@
 full-width forms, invisible characters, a key broken up by spaces, a key wrapped in
 base64. Every character of a view remembers where it came from in the original, so a
 finding in a view can be cut out of the text that is actually stored."""
+
 from __future__ import annotations
 
 import base64

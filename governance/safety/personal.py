@@ -2,6 +2,7 @@
 old 15-digit form), mobile numbers, bank card numbers (Luhn, known card prefixes), e-mail
 addresses. Each is masked so that only its last four characters (an e-mail's first
 letter and domain) remain: enough to tell two apart, not enough to reach the person."""
+
 from __future__ import annotations
 
 import re

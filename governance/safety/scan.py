@@ -1,5 +1,6 @@
 """Scan a text or a JSON value: credentials are cut out, personal data masked, and what was
 found is reported by kind only, never by value."""
+
 from __future__ import annotations
 
 import re
@@ -65,9 +66,7 @@ def scan_text(text: str) -> Scan:
         start, end = view.original_span(finding.start, finding.end)
         personal.append((start, end, finding.mask, finding.kind))
     masked = _replace(redacted, [(s, e, m) for s, e, m, _ in personal])
-    return Scan(
-        text=masked, credentials=tuple(sorted({f.kind for f in findings})), personal=tuple(sorted({k for *_, k in personal}))
-    )
+    return Scan(text=masked, credentials=tuple(sorted({f.kind for f in findings})), personal=tuple(sorted({k for *_, k in personal})))
 
 
 def redact(text: str) -> str:

@@ -1,5 +1,6 @@
 """The dashboard block on the admin index. Data comes from governance.dashboard; this tag
 only checks who may see it and hands the numbers and chart geometry to the template."""
+
 from __future__ import annotations
 
 from django import template
@@ -9,8 +10,8 @@ from governance.admin.list_cells import zone_label
 from governance.admin.reason_text import choice
 from governance.admin.review_start import review_start
 from governance.constants import ReviewKind
-from governance.selectors import suggestion_dict, suggestions_open
 from governance.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
+from governance.selectors import suggestion_dict, suggestions_open
 from memories.constants import Status
 
 register = template.Library()

@@ -1,4 +1,5 @@
 """backup and restore."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """maintain, reflect: run the scheduled jobs once, now."""
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -53,9 +54,12 @@ def _run_task(name: str, now: datetime) -> dict[str, Any]:
 
 
 def _maintain_args(parser) -> None:
-    parser.add_argument("--task", choices=[*TASKS, "all"], default="all",
-                        help="which job to run (default all); organise gives memories written before kinds, categories "
-                             "and abstracts existed all three")
+    parser.add_argument(
+        "--task",
+        choices=[*TASKS, "all"],
+        default="all",
+        help="which job to run (default all); organise gives memories written before kinds, categories and abstracts existed all three",
+    )
     parser.add_argument("--as-of", help="evaluate as if it were this ISO-8601 time (drills; default now)")
 
 

@@ -1,4 +1,5 @@
 """status, bootstrap, seed-demo: the subcommands about the whole running site."""
+
 from __future__ import annotations
 
 import json
@@ -52,8 +53,18 @@ def _status_render(result: dict[str, Any]) -> str:
     for schedule in schedules:
         next_run = display_local(parse_datetime(schedule["next_run"])) if schedule.get("next_run") else "not planned"
         lines.append(f"  {schedule['name']:<{width}}  {_schedule_cadence(schedule):<14}  next {next_run}")
-    shown = {"provider", "provider_error", "memories", "by_status", "embeddings", "total", "schedules", "time_zone",
-             "expired_pending_sweep", "scope"}
+    shown = {
+        "provider",
+        "provider_error",
+        "memories",
+        "by_status",
+        "embeddings",
+        "total",
+        "schedules",
+        "time_zone",
+        "expired_pending_sweep",
+        "scope",
+    }
     for key, value in result.items():
         if key not in shown and not key.startswith("_"):
             lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")

@@ -4,6 +4,7 @@ update_or_create by name: a database that already holds these schedules under th
 earlier module path (memories.tasks) gets the same rows pointed at lingix_site.tasks, with
 nothing duplicated and any interval an operator retuned in the admin kept; a new database
 gets them as declared here."""
+
 from django.db import migrations
 
 # name: (task function, schedule type, minutes for the MINUTES type)

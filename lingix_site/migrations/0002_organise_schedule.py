@@ -3,6 +3,7 @@ memories written before they existed (and any a trusted import left without them
 
 Declared like the others, update_or_create by name, so an interval an operator retuned
 in the admin is kept."""
+
 from django.db import migrations
 
 SCHEDULES = {

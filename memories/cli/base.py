@@ -1,5 +1,6 @@
 """The `memory` command's plumbing: each subcommand is a small object that parses its
 arguments, calls one service or selector, and returns a JSON-able dict."""
+
 from __future__ import annotations
 
 import sys

@@ -1,4 +1,5 @@
 """search, export, embed-backfill: the subcommands that only read memories or fill their vectors."""
+
 from __future__ import annotations
 
 import sys
@@ -16,7 +17,9 @@ def _search_args(parser) -> None:
     parser.add_argument("--layer", help="comma-separated layers, e.g. L1,L2")
     parser.add_argument("--top-k", type=int, default=5, help="how many results (1-50, default 5)")
     parser.add_argument(
-        "--mode", choices=["hybrid", "fast", "keyword", "vector", "deep"], default="hybrid",
+        "--mode",
+        choices=["hybrid", "fast", "keyword", "vector", "deep"],
+        default="hybrid",
         help="hybrid (= fast, the default), keyword or vector alone, or deep: the query rewritten into sub-queries, "
         "their results fused and reranked (by the gateway model when one is configured, else offline rules)",
     )
@@ -41,7 +44,7 @@ def _search_run(args) -> dict[str, Any]:
     from memories.selectors import MAX_TOP_K, memory_search
 
     if not args.query.strip():
-        raise CliError("the query is empty; give the words to look for, e.g. memory search \"双11 出价\"")
+        raise CliError('the query is empty; give the words to look for, e.g. memory search "双11 出价"')
     if not 1 <= args.top_k <= MAX_TOP_K:
         raise CliError(f"--top-k must be between 1 and {MAX_TOP_K}")
     scope = {
@@ -64,9 +67,7 @@ def _search_run(args) -> dict[str, Any]:
     return {
         **extra,
         "query": args.query,
-        "results": [
-            {**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results
-        ],
+        "results": [{**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results],
         "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
         "query_embedding": response.query_embedding,
         "_explain": args.explain,

@@ -1,4 +1,5 @@
 """Pick the embedder from settings, once per process."""
+
 from __future__ import annotations
 
 import os

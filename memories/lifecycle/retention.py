@@ -10,6 +10,7 @@ The score blends three parts, each in [0, 1]:
 - intrinsic value, importance × confidence.
 
 Pure functions only: the evict job reads rows, scores them here and decides."""
+
 from __future__ import annotations
 
 import math

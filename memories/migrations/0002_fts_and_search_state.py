@@ -1,10 +1,13 @@
 """The keyword index (FTS5, external content over memories_memory) and the search-state
 generation counter, both kept right by triggers so every write path is covered."""
+
 from django.db import migrations
 
 # Columns whose change can alter what a search may return or how it ranks. access_count
 # and last_accessed_at are deliberately absent: reads must not invalidate caches.
-SEARCH_COLUMNS = "embedding, embedding_model, status, layer, advertiser, business_line, expires_at, importance, created_at, content, valid_to, tier"
+SEARCH_COLUMNS = (
+    "embedding, embedding_model, status, layer, advertiser, business_line, expires_at, importance, created_at, content, valid_to, tier"
+)
 
 SQLITE_FORWARD = [
     """CREATE VIRTUAL TABLE memories_memory_fts USING fts5(

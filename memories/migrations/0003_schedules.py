@@ -2,6 +2,7 @@
 their one declaration have since moved up, beside the task module of the site app, whose
 migration rewrites rows this one once wrote; this stays, empty, so the migration graph
 and databases that applied it keep their history."""
+
 from django.db import migrations
 
 

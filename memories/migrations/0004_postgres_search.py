@@ -2,6 +2,7 @@
 index (computed by a plpgsql twin of memories.search.tokens), a GIN index on it, a
 pgvector column and an HNSW cosine index for the bundled embedder's 384 dimensions.
 On SQLite this migration does nothing."""
+
 from django.db import migrations
 
 HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

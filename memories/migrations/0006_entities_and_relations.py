@@ -6,56 +6,152 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0005_organise_kind_category_abstracts'),
+        ("memories", "0005_organise_kind_category_abstracts"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Entity',
+            name="Entity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('advertiser', 'advertiser'), ('category', 'category'), ('channel', 'channel'), ('plan', 'plan'), ('metric', 'metric'), ('time_slot', 'time slot'), ('event', 'event (promotion, cold start, anomaly)')], db_index=True, max_length=16, verbose_name='kind')),
-                ('name', models.CharField(max_length=128, verbose_name='name')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='created at')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("advertiser", "advertiser"),
+                            ("category", "category"),
+                            ("channel", "channel"),
+                            ("plan", "plan"),
+                            ("metric", "metric"),
+                            ("time_slot", "time slot"),
+                            ("event", "event (promotion, cold start, anomaly)"),
+                        ],
+                        db_index=True,
+                        max_length=16,
+                        verbose_name="kind",
+                    ),
+                ),
+                ("name", models.CharField(max_length=128, verbose_name="name")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now, verbose_name="created at")),
             ],
             options={
-                'verbose_name': 'entity',
-                'verbose_name_plural': 'entities',
-                'ordering': ['kind', 'name'],
-                'constraints': [models.UniqueConstraint(fields=('kind', 'name'), name='entity_kind_name_unique'), models.CheckConstraint(condition=models.Q(('kind__in', ['advertiser', 'category', 'channel', 'plan', 'metric', 'time_slot', 'event'])), name='entity_kind_valid')],
+                "verbose_name": "entity",
+                "verbose_name_plural": "entities",
+                "ordering": ["kind", "name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("kind", "name"), name="entity_kind_name_unique"),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["advertiser", "category", "channel", "plan", "metric", "time_slot", "event"])),
+                        name="entity_kind_valid",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='MemoryEntity',
+            name="MemoryEntity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('origin', models.CharField(choices=[('offline', 'offline patterns and event fields'), ('llm', 'LLM')], default='offline', max_length=8, verbose_name='origin')),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memory_links', to='memories.entity', verbose_name='entity')),
-                ('memory', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entity_links', to='memories.memory', verbose_name='memory')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("offline", "offline patterns and event fields"), ("llm", "LLM")],
+                        default="offline",
+                        max_length=8,
+                        verbose_name="origin",
+                    ),
+                ),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memory_links",
+                        to="memories.entity",
+                        verbose_name="entity",
+                    ),
+                ),
+                (
+                    "memory",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="entity_links",
+                        to="memories.memory",
+                        verbose_name="memory",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'entity link',
-                'verbose_name_plural': 'entity links',
-                'indexes': [models.Index(fields=['entity', 'memory'], name='memory_entity_by_entity_idx')],
-                'constraints': [models.UniqueConstraint(fields=('memory', 'entity'), name='memory_entity_unique')],
+                "verbose_name": "entity link",
+                "verbose_name_plural": "entity links",
+                "indexes": [models.Index(fields=["entity", "memory"], name="memory_entity_by_entity_idx")],
+                "constraints": [models.UniqueConstraint(fields=("memory", "entity"), name="memory_entity_unique")],
             },
         ),
         migrations.CreateModel(
-            name='Relation',
+            name="Relation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('predicate', models.CharField(choices=[('in_category', 'in category'), ('uses_channel', 'uses channel'), ('runs_plan', 'runs plan'), ('measured_by', 'measured by'), ('during', 'during'), ('affected_by', 'affected by')], max_length=16, verbose_name='predicate')),
-                ('origin', models.CharField(choices=[('offline', 'offline patterns and event fields'), ('llm', 'LLM')], default='offline', max_length=8, verbose_name='origin')),
-                ('memory', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations', to='memories.memory', verbose_name='memory')),
-                ('object', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_in', to='memories.entity', verbose_name='object')),
-                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='relations_out', to='memories.entity', verbose_name='subject')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "predicate",
+                    models.CharField(
+                        choices=[
+                            ("in_category", "in category"),
+                            ("uses_channel", "uses channel"),
+                            ("runs_plan", "runs plan"),
+                            ("measured_by", "measured by"),
+                            ("during", "during"),
+                            ("affected_by", "affected by"),
+                        ],
+                        max_length=16,
+                        verbose_name="predicate",
+                    ),
+                ),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("offline", "offline patterns and event fields"), ("llm", "LLM")],
+                        default="offline",
+                        max_length=8,
+                        verbose_name="origin",
+                    ),
+                ),
+                (
+                    "memory",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="relations", to="memories.memory", verbose_name="memory"
+                    ),
+                ),
+                (
+                    "object",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_in",
+                        to="memories.entity",
+                        verbose_name="object",
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="relations_out",
+                        to="memories.entity",
+                        verbose_name="subject",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'relation',
-                'verbose_name_plural': 'relations',
-                'constraints': [models.UniqueConstraint(fields=('subject', 'predicate', 'object', 'memory'), name='relation_unique'), models.CheckConstraint(condition=models.Q(('predicate__in', ['in_category', 'uses_channel', 'runs_plan', 'measured_by', 'during', 'affected_by'])), name='relation_predicate_valid')],
+                "verbose_name": "relation",
+                "verbose_name_plural": "relations",
+                "constraints": [
+                    models.UniqueConstraint(fields=("subject", "predicate", "object", "memory"), name="relation_unique"),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("predicate__in", ["in_category", "uses_channel", "runs_plan", "measured_by", "during", "affected_by"])
+                        ),
+                        name="relation_predicate_valid",
+                    ),
+                ],
             },
         ),
     ]

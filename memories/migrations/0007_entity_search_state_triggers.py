@@ -3,6 +3,7 @@
 entity, link and relation tables moves the search-state generation, as memory writes do
 (0002): another process's cache is then stale on its next search. PostgreSQL keeps no
 search state and does not cache; there this migration does nothing."""
+
 from django.db import migrations
 
 TABLES = ("memories_entity", "memories_memoryentity", "memories_relation")

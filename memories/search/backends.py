@@ -3,6 +3,7 @@
 Ranking (fusion, adjustment, MMR) is the same everywhere; only where candidates come from
 differs: SQLite uses FTS5 + bm25 and the in-process numpy matrix, PostgreSQL uses a GIN
 tsvector index and pgvector HNSW."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Collection

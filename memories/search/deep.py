@@ -17,6 +17,7 @@ factory with `register_hooks_factory` at startup, and callers may pass hooks exp
 When a hook fails (timeout, malformed answer, gateway down) deep mode answers with the fast
 result and says so in `deep["fallback"]`; it never fails a search the fast path can answer.
 """
+
 from __future__ import annotations
 
 import re
@@ -176,8 +177,12 @@ def deep_search(
         hooks = _hooks_factory()
     hooks = hooks or OFFLINE_HOOKS
     scope = {
-        "advertisers": advertisers, "include_global": include_global, "business_line": business_line, "layers": layers,
-        "kinds": kinds, "category": category,
+        "advertisers": advertisers,
+        "include_global": include_global,
+        "business_line": business_line,
+        "layers": layers,
+        "kinds": kinds,
+        "category": category,
     }
     info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.name}
 
@@ -185,8 +190,12 @@ def deep_search(
         response = memory_search(query=query, top_k=top_k, record_access=record_access, config=config, **scope)
         info["fallback"] = reason
         return DeepResponse(
-            results=response.results, embed_ms=response.embed_ms, search_ms=(time.perf_counter() - started) * 1000 - response.embed_ms,
-            query_truncated=response.query_truncated, query_chars_embedded=response.query_chars_embedded, deep=info,
+            results=response.results,
+            embed_ms=response.embed_ms,
+            search_ms=(time.perf_counter() - started) * 1000 - response.embed_ms,
+            query_truncated=response.query_truncated,
+            query_chars_embedded=response.query_chars_embedded,
+            deep=info,
             query_embedding=response.query_embedding,
         )
 

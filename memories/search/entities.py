@@ -10,6 +10,7 @@ every entity, link, relation and memory write), and the structured filter is app
 linked memories from the vector index's metadata, as the keyword side does; so a query that
 names no stored entity costs one state read and no other query. Inside a transaction and on
 PostgreSQL the arm reads the tables each time."""
+
 from __future__ import annotations
 
 import math
@@ -154,9 +155,7 @@ def _relations_from(ids: list[int]) -> dict[int, list[tuple[int, int]]]:
     return out
 
 
-def _scoped_links(
-    useful: list[int], search_filter: SearchFilter, cached: dict | None
-) -> tuple[list[tuple[int, int]], list[int]] | None:
+def _scoped_links(useful: list[int], search_filter: SearchFilter, cached: dict | None) -> tuple[list[tuple[int, int]], list[int]] | None:
     """(memory id, entity id) links of the useful entities and the memories stating a
     relation between two of them, inside the filter: from the cache, the filter applied by
     the vector index's in-process metadata; None when that cannot be done here (no cache,

@@ -29,5 +29,5 @@ class SearchFilter:
         return bool(self.kinds) or self.category_ids is not None
 
     @classmethod
-    def for_advertiser(cls, advertiser: str | None, **kwargs) -> "SearchFilter":
+    def for_advertiser(cls, advertiser: str | None, **kwargs) -> SearchFilter:
         return cls(advertisers=None if advertiser is None else (advertiser,), **kwargs)

@@ -1,4 +1,5 @@
 """Keyword candidates from the FTS5 index, ranked by bm25, inside the structured filter."""
+
 from __future__ import annotations
 
 from django.db import connection
@@ -47,12 +48,12 @@ def organised_ids(search_filter: SearchFilter) -> list[int]:
         clauses.append(f"kind IN ({', '.join(['%s'] * len(search_filter.kinds))})")
         params.extend(search_filter.kinds)
     if search_filter.category_ids is not None:
-        clauses.append(f"category_node_id IN ({', '.join(['%s'] * len(search_filter.category_ids))})"
-                       if search_filter.category_ids else "1 = 0")
+        clauses.append(
+            f"category_node_id IN ({', '.join(['%s'] * len(search_filter.category_ids))})" if search_filter.category_ids else "1 = 0"
+        )
         params.extend(search_filter.category_ids or ())
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id FROM memories_memory WHERE status = %s AND {' AND '.join(clauses)}",
-                       [Status.ACTIVE.value, *params])
+        cursor.execute(f"SELECT id FROM memories_memory WHERE status = %s AND {' AND '.join(clauses)}", [Status.ACTIVE.value, *params])
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -201,4 +202,3 @@ def keyword_candidates(
         )
         cursor.execute(sql, [*match, *params, limit])
         return [(int(row[0]), -float(row[1])) for row in cursor.fetchall()]
-

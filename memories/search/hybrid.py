@@ -1,5 +1,6 @@
 """Hybrid ranking: structured filter → keyword + vector candidates → fusion →
 importance/recency adjustment → MMR diversity → top k. Every hit explains its score."""
+
 from __future__ import annotations
 
 import functools
@@ -54,6 +55,7 @@ class RankingConfig:
         if language == QueryLanguage.CHINESE and self.zh_vector_weight is not None and self.zh_keyword_weight is not None:
             return self.zh_vector_weight, self.zh_keyword_weight
         return self.vector_weight, self.keyword_weight
+
     # Memories linked to an entity the query names (memories.search.entities); 0 turns the arm off.
     entity_weight: float = 0.15
     # Score every candidate in both arms. The cosine of a keyword-only candidate is always

@@ -1,5 +1,6 @@
 """Keyword and vector candidates on PostgreSQL: full-text search over the tsvector of our
 CJK-aware tokens (GIN), and pgvector cosine distance (HNSW for 384-d vectors)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,9 +24,7 @@ def vector_literal(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
 
 
-def keyword_candidates(
-    query: str, search_filter: SearchFilter, limit: int = 50, also: Others | None = None
-) -> list[tuple[int, float]]:
+def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50, also: Others | None = None) -> list[tuple[int, float]]:
     """(memory id, ts_rank): the best `limit`, then the scores of those of the other arms'
     candidates (`also` returns them, already inside the filter) that matched but ranked
     lower."""

@@ -12,6 +12,7 @@ The language decides the fusion weights (RankingConfig.weights_for): bm25 over s
 English words is strong against the small multilingual embedder, while in Chinese the
 bigram index is noisy and the embedder carries more of the meaning.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,10 +32,49 @@ class QueryLanguage(StrEnum):
 # what kind of answer is wanted, never what it is about.
 _ZH_QUESTION_PHRASES = sorted(
     {
-        "是怎么回事", "怎么回事", "怎么办", "怎么样", "怎么做", "怎么", "如何", "为什么", "为何",
-        "什么时候", "什么时间", "什么", "啥", "哪些", "哪种", "哪个", "哪类", "哪里", "哪儿", "哪",
-        "多少", "多久", "几点", "几次", "几号", "是否", "有没有", "能不能", "可不可以", "要不要",
-        "是不是", "还是", "应该", "需要", "请问", "告诉我", "帮我", "查一下", "一下", "吗", "呢", "吧", "呀",
+        "是怎么回事",
+        "怎么回事",
+        "怎么办",
+        "怎么样",
+        "怎么做",
+        "怎么",
+        "如何",
+        "为什么",
+        "为何",
+        "什么时候",
+        "什么时间",
+        "什么",
+        "啥",
+        "哪些",
+        "哪种",
+        "哪个",
+        "哪类",
+        "哪里",
+        "哪儿",
+        "哪",
+        "多少",
+        "多久",
+        "几点",
+        "几次",
+        "几号",
+        "是否",
+        "有没有",
+        "能不能",
+        "可不可以",
+        "要不要",
+        "是不是",
+        "还是",
+        "应该",
+        "需要",
+        "请问",
+        "告诉我",
+        "帮我",
+        "查一下",
+        "一下",
+        "吗",
+        "呢",
+        "吧",
+        "呀",
     },
     key=len,
     reverse=True,

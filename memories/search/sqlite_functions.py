@@ -1,5 +1,6 @@
 """SQL functions the FTS triggers call. They are registered on every new SQLite connection,
 so `QuerySet.update()` and admin edits keep the keyword index right, not just our services."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -6,6 +6,7 @@ So a value derived from those tables stays right for as long as the committed st
 one it was computed under, in every process: that is how the vector index (vectors.py)
 decides what to reload, and what `StateCache` offers the keyword plan and the entity arm.
 """
+
 from __future__ import annotations
 
 import threading

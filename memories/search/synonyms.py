@@ -5,6 +5,7 @@ the English word, the platform's short and long names. A query that uses one of 
 expanded with the others, so a note that says 竞价 is found by a question about 出价 or bid.
 Kept short and hand-checked: a wrong synonym costs precision on every query that uses it.
 """
+
 from __future__ import annotations
 
 import re

@@ -6,6 +6,7 @@ trigram tokenizer never matches queries shorter than three characters, so neithe
 its overlapping bigrams (a lone character stays as itself), Latin words and numbers pass
 through lower-cased. Index and query use the same function, so they always agree.
 """
+
 from __future__ import annotations
 
 import re

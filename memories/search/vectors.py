@@ -14,6 +14,7 @@ those rows (search_rev > last seen) are reloaded; a new epoch (a delete) means a
 reload. So writes from another process (web, qcluster, CLI) are seen on the next search.
 The structured filter is evaluated with numpy on metadata arrays held beside the matrix.
 """
+
 from __future__ import annotations
 
 import os
@@ -344,16 +345,12 @@ class VectorIndex:
             keep &= np.isin(column(rows.ids), np.array(organised_ids(search_filter), dtype=np.int64))
         return keep
 
-    def search(
-        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int, *, exact: bool = False
-    ) -> list[tuple[int, float]]:
+    def search(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int, *, exact: bool = False) -> list[tuple[int, float]]:
         """(memory id, cosine) of the `limit` nearest rows inside the filter, best first."""
         self.refresh()
         return self._search_loaded(query_vector, search_filter, limit, exact=exact)
 
-    def search_soon(
-        self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int
-    ) -> Callable[[], list[tuple[int, float]]]:
+    def search_soon(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> Callable[[], list[tuple[int, float]]]:
         """Start `search` and return the function that waits for its result.
 
         The sweep and the rescoring run on a worker thread, so that the caller can run the

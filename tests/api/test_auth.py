@@ -1,4 +1,5 @@
 """Who may call what: the auth matrix and advertiser isolation."""
+
 import pytest
 
 from api.models import ApiToken
@@ -67,9 +68,16 @@ def test_every_endpoint_requires_a_token(demo_memories):
 
     client = Client()
     calls = [
-        ("post", "/api/v1/search"), ("post", "/api/v1/ingest"), ("post", "/api/v1/trigger"), ("get", "/api/v1/memories/1"),
-        ("get", "/api/v1/status"), ("post", "/api/v1/reflect"), ("get", "/api/v1/review"),
-        ("post", "/api/v1/review/1/approve"), ("post", "/api/v1/review/1/reject"), ("post", "/api/v1/recall"),
+        ("post", "/api/v1/search"),
+        ("post", "/api/v1/ingest"),
+        ("post", "/api/v1/trigger"),
+        ("get", "/api/v1/memories/1"),
+        ("get", "/api/v1/status"),
+        ("post", "/api/v1/reflect"),
+        ("get", "/api/v1/review"),
+        ("post", "/api/v1/review/1/approve"),
+        ("post", "/api/v1/review/1/reject"),
+        ("post", "/api/v1/recall"),
     ]
     for method, path in calls:
         response = getattr(client, method)(path, content_type="application/json")

@@ -1,5 +1,6 @@
 """POST /api/v1/distill and GET /api/v1/memories/{id}/source, through the real URLconf,
 funnel (offline judge) and SQLite migrations; `memory distill` through the real command."""
+
 from pathlib import Path
 
 import pytest
@@ -94,7 +95,7 @@ def test_roles_decide_attribution_not_words(brand_a, run_on_commit):
     """Assistant text claiming the user agreed earns nothing; the user's own yes does."""
     messages = [
         {"role": "assistant", "content": "建议brand_A 医药OTC冷启动期间出价上浮15%，用户已确认。"},
-        {"role": "toolResult", "content": [{"type": "text", "text": "{\"budget_ok\": true}"}]},
+        {"role": "toolResult", "content": [{"type": "text", "text": '{"budget_ok": true}'}]},
         {"role": "user", "content": [{"type": "text", "text": "好的，就按这个来"}]},
     ]
     body = distill(brand_a, run_on_commit, session_id="s-roles", messages=messages).json()
@@ -109,7 +110,7 @@ def test_scope_and_bad_input_are_refused(brand_a, run_on_commit):
     assert distill(brand_a, run_on_commit).status_code == 422  # neither messages nor jsonl
     both = distill(brand_a, run_on_commit, messages=messages, jsonl="{}")
     assert both.status_code == 422 and "either" in str(both.json()["detail"])
-    garbage = distill(brand_a, run_on_commit, jsonl="not json\n{\"type\": \"custom\"}\n")
+    garbage = distill(brand_a, run_on_commit, jsonl='not json\n{"type": "custom"}\n')
     assert garbage.status_code == 422 and "no message entries" in garbage.json()["detail"]
     bad_range = distill(brand_a, run_on_commit, messages=messages, turn_start=5)
     assert bad_range.status_code == 422 and "empty" in bad_range.json()["detail"]
@@ -139,8 +140,10 @@ def test_source_returns_the_turns_redacted_and_scope_checked(brand_a, make_token
 
 
 def test_ingest_with_messages_keeps_its_turns(brand_a, run_on_commit):
-    turns = [{"role": "assistant", "content": "建议brand_A 医药OTC冷启动期间出价上浮20%，先观察3天ROI"},
-             {"role": "user", "content": "可以，就按这个执行"}]
+    turns = [
+        {"role": "assistant", "content": "建议brand_A 医药OTC冷启动期间出价上浮20%，先观察3天ROI"},
+        {"role": "user", "content": "可以，就按这个执行"},
+    ]
     decision = run_on_commit(lambda: brand_a.post("/ingest", {"messages": turns})).json()
     assert decision["action"] == "WRITE", decision
     source = brand_a.get(f"/memories/{decision['memory_id']}/source").json()

@@ -1,5 +1,6 @@
 """A fresh install has no memories yet: every search mode answers with no results, through
 the real migrations, embedder and in-process vector index."""
+
 import pytest
 
 from memories.selectors import memory_search

@@ -3,6 +3,7 @@
 token. No request may produce a 5xx, and every error must be JSON with a `detail`.
 FUZZ_EXAMPLES sets the examples per operation and mode (default 25); run with -s to see
 the totals."""
+
 import os
 from collections import Counter
 
@@ -61,9 +62,16 @@ def _check(case, raw):
 
 def test_schema_covers_every_endpoint():
     assert {op.label for op in OPERATIONS} >= {
-        "POST /api/v1/search", "POST /api/v1/ingest", "POST /api/v1/trigger", "GET /api/v1/memories/{memory_id}",
-        "GET /api/v1/status", "POST /api/v1/reflect", "GET /api/v1/review", "POST /api/v1/review/{item_id}/approve",
-        "POST /api/v1/review/{item_id}/reject", "POST /api/v1/recall",
+        "POST /api/v1/search",
+        "POST /api/v1/ingest",
+        "POST /api/v1/trigger",
+        "GET /api/v1/memories/{memory_id}",
+        "GET /api/v1/status",
+        "POST /api/v1/reflect",
+        "GET /api/v1/review",
+        "POST /api/v1/review/{item_id}/approve",
+        "POST /api/v1/review/{item_id}/reject",
+        "POST /api/v1/recall",
     }
 
 

@@ -1,4 +1,5 @@
 """Bad input is a clear 4xx JSON error: bounds, body size, malformed JSON, rate limit."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -100,8 +101,15 @@ def test_rate_limit_is_per_token(demo_memories, make_token, api_client, settings
 def test_openapi_and_docs_are_served_without_a_cdn(client):
     spec = client.get("/api/v1/openapi.json").json()
     assert set(spec["paths"]) >= {
-        "/api/v1/search", "/api/v1/ingest", "/api/v1/trigger", "/api/v1/memories/{memory_id}", "/api/v1/status",
-        "/api/v1/reflect", "/api/v1/review", "/api/v1/review/{item_id}/approve", "/api/v1/review/{item_id}/reject",
+        "/api/v1/search",
+        "/api/v1/ingest",
+        "/api/v1/trigger",
+        "/api/v1/memories/{memory_id}",
+        "/api/v1/status",
+        "/api/v1/reflect",
+        "/api/v1/review",
+        "/api/v1/review/{item_id}/approve",
+        "/api/v1/review/{item_id}/reject",
         "/api/v1/recall",
     }
     assert spec["components"]["securitySchemes"]["TokenAuth"]["scheme"] == "bearer"

@@ -1,5 +1,6 @@
 """No log line holds a token: a real `runserver` subprocess is sent tokens in the query
 string and in headers, and its log output (access log and request warnings) is read."""
+
 import logging
 import urllib.error
 import urllib.request

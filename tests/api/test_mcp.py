@@ -1,6 +1,7 @@
 """`/mcp` driven by the official MCP SDK's own client (streamable HTTP + ClientSession)
 against a real `runserver` on 127.0.0.1 (fresh SQLite, real migrations, demo data, tokens
 made by the CLI). Each exchange is printed, so `pytest -s` shows the transcript."""
+
 from __future__ import annotations
 
 import json
@@ -57,28 +58,41 @@ def test_tools_search_ingest_with_traces_and_scope(server):
         show("tools/list (brand_A agent token)", sorted(tools))
 
         found = await session.call_tool("search", {"query": "医药OTC 冷启动 出价", "top_k": 3})
-        show("tools/call search {query: 医药OTC 冷启动 出价, top_k: 3}",
-             [f"#{r['id']} {r['layer']} {r['advertiser'] or 'global'} score={r['score']} {r['content'][:48]}"
-              for r in payload(found)["results"]])
-
-        decision = await session.call_tool("ingest", {
-            "messages": [
-                {"role": "assistant", "content": "建议brand_A 感冒药搜索广告把“处方药”加进否定关键词，减少无效点击"},
-                {"role": "user", "content": "好的，就按这个来"},
+        show(
+            "tools/call search {query: 医药OTC 冷启动 出价, top_k: 3}",
+            [
+                f"#{r['id']} {r['layer']} {r['advertiser'] or 'global'} score={r['score']} {r['content'][:48]}"
+                for r in payload(found)["results"]
             ],
-            "explain": True,
-        })
+        )
+
+        decision = await session.call_tool(
+            "ingest",
+            {
+                "messages": [
+                    {"role": "assistant", "content": "建议brand_A 感冒药搜索广告把“处方药”加进否定关键词，减少无效点击"},
+                    {"role": "user", "content": "好的，就按这个来"},
+                ],
+                "explain": True,
+            },
+        )
         written = payload(decision)
-        show("tools/call ingest {messages: assistant suggestion + user confirmation, explain}",
-             {**{k: v for k, v in written.items() if k != "stages"},
-              "stages": [f"{st['stage']}: {st['decision']} — {'; '.join(st['reasons'])[:110]}" for st in written["stages"]]})
+        show(
+            "tools/call ingest {messages: assistant suggestion + user confirmation, explain}",
+            {
+                **{k: v for k, v in written.items() if k != "stages"},
+                "stages": [f"{st['stage']}: {st['decision']} — {'; '.join(st['reasons'])[:110]}" for st in written["stages"]],
+            },
+        )
 
         source = await session.call_tool("source", {"memory_id": payload(decision)["memory_id"]})
         show("tools/call source", payload(source))
 
         refused = await session.call_tool("search", {"query": "美妆 双11 预算", "advertiser": "brand_B"})
-        show("tools/call search {advertiser: brand_B} (outside the token's scope)",
-             {"isError": refused.is_error, "content": payload(refused)})
+        show(
+            "tools/call search {advertiser: brand_B} (outside the token's scope)",
+            {"isError": refused.is_error, "content": payload(refused)},
+        )
 
         hidden = await session.call_tool("review_list", {})
         show("tools/call review_list (agent token)", {"isError": hidden.is_error, "content": payload(hidden)})
@@ -99,9 +113,15 @@ def test_tools_search_ingest_with_traces_and_scope(server):
 
 def test_review_tools_for_a_review_token_and_funnel_refusals(server):
     async def propose(session: ClientSession):
-        conflict = await session.call_tool("ingest", {"messages": [
-            {"role": "assistant", "content": "建议brand_A 医药OTC感冒药冷启动期间出价上浮20%，先观察3天ROI"},
-            {"role": "user", "content": "可以，就按这个执行"}]})
+        conflict = await session.call_tool(
+            "ingest",
+            {
+                "messages": [
+                    {"role": "assistant", "content": "建议brand_A 医药OTC感冒药冷启动期间出价上浮20%，先观察3天ROI"},
+                    {"role": "user", "content": "可以，就按这个执行"},
+                ]
+            },
+        )
         show("tools/call ingest as brand_A {contradicts a stored memory}", payload(conflict))
         return payload(conflict)
 
@@ -110,12 +130,19 @@ def test_review_tools_for_a_review_token_and_funnel_refusals(server):
     async def body(session: ClientSession):
         tools = {tool.name for tool in (await session.list_tools()).tools}
         show("tools/list (operator token with --can-review)", sorted(tools))
-        suggestion = await session.call_tool("ingest", {
-            "text": "助手建议：美妆线双11期间出价提高30%", "source": "assistant", "advertiser": "brand_B"})
+        suggestion = await session.call_tool(
+            "ingest", {"text": "助手建议：美妆线双11期间出价提高30%", "source": "assistant", "advertiser": "brand_B"}
+        )
         show("tools/call ingest {unconfirmed assistant suggestion}", payload(suggestion))
-        rule = await session.call_tool("trigger", {
-            "event_type": "rule_update", "summary": "平台规定：医药OTC素材不得出现“根治”", "source": "system",
-            "data": {"authority": "平台规定", "scope": "医药OTC"}})
+        rule = await session.call_tool(
+            "trigger",
+            {
+                "event_type": "rule_update",
+                "summary": "平台规定：医药OTC素材不得出现“根治”",
+                "source": "system",
+                "data": {"authority": "平台规定", "scope": "医药OTC"},
+            },
+        )
         show("tools/call trigger {source: system, without the grant}", {"isError": rule.is_error, "content": payload(rule)})
         queue = await session.call_tool("review_list", {"limit": 5})
         show("tools/call review_list", payload(queue))
@@ -140,8 +167,12 @@ def test_the_endpoint_needs_a_valid_token(server):
     import urllib.error
     import urllib.request
 
-    request = urllib.request.Request(f"{server.base_url}/mcp", data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json", "Authorization": "Bearer lgx_00000000_nope"})
+    request = urllib.request.Request(
+        f"{server.base_url}/mcp",
+        data=b"{}",
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": "Bearer lgx_00000000_nope"},
+    )
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)
     show("POST /mcp with an unknown token", {"status": refused.value.code, "body": json.loads(refused.value.read())})

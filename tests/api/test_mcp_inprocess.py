@@ -1,5 +1,6 @@
 """`/mcp` through Django's test client, in-process: the same view and SDK bridge as under
 runserver, inside the test's database transaction (raw JSON-RPC, as a client sends it)."""
+
 import json
 
 import pytest
@@ -11,13 +12,15 @@ HEADERS = {"HTTP_ACCEPT": "application/json, text/event-stream"}
 
 def rpc(client, token, method, params=None, *, ident=1):
     body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}}
-    return client.post("/mcp", data=json.dumps(body, ensure_ascii=False), content_type="application/json",
-                       HTTP_AUTHORIZATION=f"Bearer {token}", **HEADERS)
+    return client.post(
+        "/mcp", data=json.dumps(body, ensure_ascii=False), content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {token}", **HEADERS
+    )
 
 
 def initialize(client, token):
-    response = rpc(client, token, "initialize", {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}})
+    response = rpc(
+        client, token, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    )
     assert response.status_code == 200, response.content
     return response.json()["result"]
 

@@ -1,5 +1,6 @@
 """Organised knowledge over the API: the category trees by token scope, the kind and
 category search filters, and /recall spending its budget on one-line abstracts first."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """PostgreSQL's plpgsql tokenizer must produce exactly the tokens of memories.search.tokens,
 or the keyword index and the Python-built queries would disagree."""
+
 import pytest
 from django.db import connection
 
@@ -14,7 +15,7 @@ SAMPLES = [
     "For brand_B skincare, video creatives under 15 seconds had 28% higher CTR.",
     "双十二大促预热期已开始，全平台CPM较上周上涨约25%",
     "价",
-    "x\" (AND NEAR( a-b * col:value",
+    'x" (AND NEAR( a-b * col:value',
     "",
 ]
 

@@ -1,5 +1,6 @@
 """How the API reads: Chinese as UTF-8, times with the configured zone's offset, and a
 realistic request example for every endpoint in the OpenAPI document."""
+
 import json
 import re
 

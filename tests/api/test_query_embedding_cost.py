@@ -1,5 +1,6 @@
 """/search and /recall report what embedding their query cost, and a repeated query is
 served from the per-process LRU cache."""
+
 import pytest
 
 from memories.embeddings.query_cache import query_vectors

@@ -1,4 +1,5 @@
 """Auto-recall: when to retrieve, the budget, the block's shape and its safety."""
+
 import re
 from datetime import timedelta
 
@@ -108,8 +109,18 @@ def test_recall_skips_greetings_without_searching(demo_memories, brand_a):
 
     before = sum(Memory.objects.values_list("access_count", flat=True))
     body = brand_a.post("/recall", {"query": "你好"}).json()
-    assert body == {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": "greeting or acknowledgement", "query": "你好", "query_truncated": False, "query_chars_embedded": 0,
-                    "chosen": {}, "query_embedding": {}}
+    assert body == {
+        "context": "",
+        "memories": [],
+        "tokens": 0,
+        "retrieved": False,
+        "reason": "greeting or acknowledgement",
+        "query": "你好",
+        "query_truncated": False,
+        "query_chars_embedded": 0,
+        "chosen": {},
+        "query_embedding": {},
+    }
     assert sum(Memory.objects.values_list("access_count", flat=True)) == before
 
 

@@ -1,4 +1,5 @@
 """POST /api/v1/search with "mode": fast (default) and deep, inside the token's scope."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,7 @@
 """What one tenant can learn about or do to another through the API: /status counts stay
 inside the token's scope, a token's expensive requests are bounded, and the query cut is
 reported. Through the real NinjaAPI (Django's test client)."""
+
 import threading
 
 import pytest

@@ -1,4 +1,5 @@
 """GET /api/v1/suggestions: open suggestions inside the token's scope, as {"items": […]}."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,10 @@ from lingix_site.demo import demo_load_once
 from memories.models import Memory
 
 DOUBLE_11 = {
-    "event": "双11预热", "category": "美妆", "signal": "CPM较上周上涨30%", "impact": "出价节奏按大促模板调整",
+    "event": "双11预热",
+    "category": "美妆",
+    "signal": "CPM较上周上涨30%",
+    "impact": "出价节奏按大促模板调整",
     "time_window": "2026-11-01 至 2026-11-11",
 }
 
@@ -27,8 +31,13 @@ def promotion_template() -> Memory:
 
 
 def test_api_lists_suggestions_inside_the_token_scope(demo, make_token, api_client):
-    trigger("environment_change", advertiser="brand_B", source="tool", summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏",
-            data=DOUBLE_11)
+    trigger(
+        "environment_change",
+        advertiser="brand_B",
+        source="tool",
+        summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏",
+        data=DOUBLE_11,
+    )
     _, raw_a = make_token("agent-a", ["brand_A"])
     _, raw_b = make_token("agent-b", ["brand_B"])
     as_a, as_b = api_client(raw_a), api_client(raw_b)

@@ -1,4 +1,5 @@
 """Tokens are made by the CLI and the admin, shown once, and only hashes are stored."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """The write funnel through the API: scope on writes, idempotency per token, review."""
+
 import pytest
 
 from governance.models import MemoryEvent, ReviewItem, Trace

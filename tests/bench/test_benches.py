@@ -1,5 +1,6 @@
 """The benchmarks run end to end on tiny inputs and print the documented JSON shape.
 (Figures are measured by running the benches, never asserted here.)"""
+
 import json
 import subprocess
 import sys
@@ -75,7 +76,10 @@ def test_locomo_bench_reports_three_modes(tmp_path):
 def test_locomo_bench_refuses_a_missing_file_in_one_line(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "bench.locomo", "--json", "--data", str(tmp_path / "nope.json")],
-        cwd=REPO, capture_output=True, text=True, timeout=120,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "nope.json" in done.stderr
@@ -115,8 +119,16 @@ def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
     # left out here because it failed intermittently under load and the cause is not known yet.
     doc = _run("bench.security", "--json", "--quiet", "--cases", "8", "--no-live", tmp_path=tmp_path)
     families = {row["family"]: row for row in doc["families"]}
-    assert set(families) == {"provenance", "tenancy", "global_rewrite", "secrets_pii", "self_vouching", "injection",
-                             "hostile_json", "oversized"}
+    assert set(families) == {
+        "provenance",
+        "tenancy",
+        "global_rewrite",
+        "secrets_pii",
+        "self_vouching",
+        "injection",
+        "hostile_json",
+        "oversized",
+    }
     assert doc["corpus_cases"] == 8 and families["secrets_pii"]["secret_values"] >= 8
     # The scan read real bytes: the marker stored on purpose was found in them.
     assert doc["database_files"]["control_marker_found"] is True and doc["database_files"]["bench.db"] > 0

@@ -1,5 +1,6 @@
 """bench.recall_budget runs end to end on a tiny LoCoMo file and prints both renderers'
 rows from the same search results (figures come from running it, not from here)."""
+
 import json
 
 from tests.bench.test_benches import _run, _tiny_locomo

@@ -8,6 +8,7 @@ its model. `/v1/chat/completions` answers `--reply` (streamed as SSE when the re
 asks for a stream), or, with `--replies` (a JSON list of {"when": substring, "reply"}), the
 reply of the first rule whose substring is in the last user message; `/v1/models` lists
 one model. No network beyond 127.0.0.1."""
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,9 @@ def make_handler(record: Path, default_reply: str, model: str, rules: list[dict]
         def _record(self, body) -> None:
             headers = {k: v for k, v in self.headers.items() if k.lower() != "authorization"}
             with lock, record.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"method": self.command, "path": self.path, "headers": headers, "body": body}, ensure_ascii=False) + "\n")
+                fh.write(
+                    json.dumps({"method": self.command, "path": self.path, "headers": headers, "body": body}, ensure_ascii=False) + "\n"
+                )
 
         def _send_json(self, status: int, payload) -> None:
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
@@ -84,11 +87,17 @@ def make_handler(record: Path, default_reply: str, model: str, rules: list[dict]
             created = int(time.time())
             usage = {"prompt_tokens": 100, "completion_tokens": 8, "total_tokens": 108}
             if not body.get("stream"):
-                self._send_json(200, {
-                    "id": "chatcmpl-scripted", "object": "chat.completion", "created": created, "model": model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-                    "usage": usage,
-                })
+                self._send_json(
+                    200,
+                    {
+                        "id": "chatcmpl-scripted",
+                        "object": "chat.completion",
+                        "created": created,
+                        "model": model,
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+                        "usage": usage,
+                    },
+                )
                 return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -103,7 +112,7 @@ def make_handler(record: Path, default_reply: str, model: str, rules: list[dict]
             if (body.get("stream_options") or {}).get("include_usage"):
                 chunks.append({**base, "choices": [], "usage": usage})
             for chunk in chunks:
-                self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode("utf-8"))
+                self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
             self.close_connection = True

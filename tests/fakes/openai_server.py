@@ -26,6 +26,7 @@ get an empty JSON object `{}`; unscripted embedding requests get deterministic u
 vectors (dimension `embedding_dim`, 384 by default) derived from a hash of the input,
 so identical texts embed identically. `GET /v1/models` lists `models`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,7 +62,9 @@ def chat(content: str | dict | list, *, usage: dict[str, int] | None = None, del
 
 
 def error(status: int, message: str = "scripted error", *, retry_after: float | None = None, delay: float = 0.0) -> Reply:
-    body = json.dumps({"error": {"message": message, "type": "server_error" if status >= 500 else "rate_limit_error", "code": status}}).encode()
+    body = json.dumps(
+        {"error": {"message": message, "type": "server_error" if status >= 500 else "rate_limit_error", "code": status}}
+    ).encode()
     headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
     return Reply(status=status, body=body, headers=headers, delay=delay)
 
@@ -72,11 +75,14 @@ def raw(body: bytes | str, *, status: int = 200, content_type: str = "applicatio
 
 
 def embeddings(vectors: list[list[float]], *, model: str = "fake-embedding") -> Reply:
-    return Reply(payload={
-        "object": "list", "model": model,
-        "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
-        "usage": {"prompt_tokens": 0, "total_tokens": 0},
-    })
+    return Reply(
+        payload={
+            "object": "list",
+            "model": model,
+            "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
+    )
 
 
 @dataclass
@@ -225,7 +231,12 @@ class FakeOpenAI:
             vector = np.random.default_rng(seed).standard_normal(self.embedding_dim)
             vector /= np.linalg.norm(vector)
             data.append({"object": "embedding", "index": i, "embedding": [round(float(x), 6) for x in vector]})
-        return {"object": "list", "model": body.get("model", "fake-embedding"), "data": data, "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+        return {
+            "object": "list",
+            "model": body.get("model", "fake-embedding"),
+            "data": data,
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
 
     def _render(self, request: Recorded, reply: Reply) -> tuple[int, dict[str, str], bytes]:
         headers = {"content-type": "application/json", **{k: v for k, v in reply.headers.items() if not k.startswith("x-")}}
@@ -240,11 +251,13 @@ class FakeOpenAI:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": model,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
-                "finish_reason": reply.headers.get("x-finish-reason", "stop"),
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content},
+                    "finish_reason": reply.headers.get("x-finish-reason", "stop"),
+                }
+            ],
         }
         if usage:
             body["usage"] = {

@@ -1,5 +1,6 @@
 """The audit trail is complete: every write that reaches L1 (whatever path), every review
 decision (also in the admin's recent actions), every policy and token change."""
+
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
@@ -46,8 +47,9 @@ def test_a_funnel_write_to_l1_is_audited_with_its_origin(ingest):
 def test_an_archived_l1_rule_is_audited(ingest, operator_user):
     decision = ingest(COMPANY_RULE, source="human", layer="L1", actor="cli:ops")
     memory = Memory.objects.get(pk=decision.memory_id)
-    governed_set_status(memory=memory, status="archived",
-                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="wang.ops", person=True, operator=True))
+    governed_set_status(
+        memory=memory, status="archived", authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="wang.ops", person=True, operator=True)
+    )
     row = AuditLog.objects.get(event_type="memory.l1_status", target_id=str(memory.pk))
     assert row.extra_data["from"] == "active" and row.extra_data["to"] == "archived" and row.actor == "wang.ops"
 

@@ -1,6 +1,7 @@
 """Deep search with a gateway: the real `openai` client against the fake OpenAI-compatible
 server rewrites and reranks; malformed answers, timeouts and HTTP errors fall back to the
 fast result and say why."""
+
 import json
 
 import pytest
@@ -93,10 +94,7 @@ def test_offline_provider_uses_the_offline_pair(settings, notes):
 def test_the_model_reads_only_the_best_thirty_and_the_rest_keep_their_order(openai_gateway, make_memory):
     from governance.search_hooks import MODEL_RERANK_POOL
 
-    plans = [
-        make_memory(f"感冒灵颗粒第{i}号计划：千川竞价{30 + i}元，日预算{1000 + i * 10}元。", advertiser="brand_A")
-        for i in range(45)
-    ]
+    plans = [make_memory(f"感冒灵颗粒第{i}号计划：千川竞价{30 + i}元，日预算{1000 + i * 10}元。", advertiser="brand_A") for i in range(45)]
     openai_gateway.route(REWRITE, chat({"queries": ["感冒灵 竞价 预算"]}))
     openai_gateway.route(RERANK, chat({"order": [plans[44].pk]}))
     response = deep_search(query="感冒灵 千川 竞价 预算", advertisers=("brand_A",), top_k=40, record_access=False)

@@ -1,5 +1,6 @@
 """Deep search with a gateway never shows it a credential or a phone number the query
 carried. The real `openai` client against the fake OpenAI-compatible server."""
+
 import pytest
 
 from memories.search.deep import deep_search

@@ -1,6 +1,7 @@
 """Entity links and relations: extracted in the governed write path (offline from the
 typed event fields and the ad-ops vocabulary; with the LLM when configured, validated and
 falling back to offline), and read back by the entity arm of hybrid search."""
+
 from __future__ import annotations
 
 from governance.entities import link_entities, link_entities_with_llm
@@ -33,27 +34,54 @@ def write(content: str, **fields) -> Memory:
 
 def test_trigger_fields_and_text_become_entities_and_relations(trigger):
     decision = trigger(
-        "strategy_execution", advertiser="brand_A", source="tool",
+        "strategy_execution",
+        advertiser="brand_A",
+        source="tool",
         summary="brand_A 医药OTC 冷启动计划在抖音信息流采用三阶段出价，21天后ROI 3.4 高于目标 3.0，因为前3天保守出价积累了转化",
-        data={"plan_id": "plan_otc_007", "category": "医药OTC", "target_metric": {"roi": 3.0}, "actual_metric": {"roi": 3.4, "cpa": 42},
-              "duration_days": 21, "strategy_used": "三阶段冷启动出价", "cause": "前3天保守出价积累转化",
-              "conditions": "新计划学习期"},
+        data={
+            "plan_id": "plan_otc_007",
+            "category": "医药OTC",
+            "target_metric": {"roi": 3.0},
+            "actual_metric": {"roi": 3.4, "cpa": 42},
+            "duration_days": 21,
+            "strategy_used": "三阶段冷启动出价",
+            "cause": "前3天保守出价积累转化",
+            "conditions": "新计划学习期",
+        },
     )
     assert decision.action == "WRITE", decision.reasons
     memory = Memory.objects.get(pk=decision.memory_id)
     entities = linked(memory)
-    assert {("advertiser", "brand_A"), ("category", "医药OTC"), ("plan", "plan_otc_007"), ("metric", "ROI"), ("metric", "CPA"),
-            ("channel", "抖音信息流"), ("event", "冷启动")} <= entities
-    assert {("brand_A", "in_category", "医药OTC"), ("brand_A", "runs_plan", "plan_otc_007"), ("brand_A", "uses_channel", "抖音信息流"),
-            ("brand_A", "measured_by", "ROI")} <= triples(memory)
+    assert {
+        ("advertiser", "brand_A"),
+        ("category", "医药OTC"),
+        ("plan", "plan_otc_007"),
+        ("metric", "ROI"),
+        ("metric", "CPA"),
+        ("channel", "抖音信息流"),
+        ("event", "冷启动"),
+    } <= entities
+    assert {
+        ("brand_A", "in_category", "医药OTC"),
+        ("brand_A", "runs_plan", "plan_otc_007"),
+        ("brand_A", "uses_channel", "抖音信息流"),
+        ("brand_A", "measured_by", "ROI"),
+    } <= triples(memory)
 
 
 def test_environment_change_names_the_promotion_and_its_time_slot(trigger):
     decision = trigger(
-        "environment_change", advertiser="brand_B", source="tool",
+        "environment_change",
+        advertiser="brand_B",
+        source="tool",
         summary="双十一预热期开始，美妆类目百度搜索CPC较上周上涨18%，需要调整出价节奏",
-        data={"event": "双十一预热", "category": "美妆", "signal": "CPC上涨18%", "impact": "出价节奏按大促模板调整",
-              "time_window": "2026-11-01 至 2026-11-11"},
+        data={
+            "event": "双十一预热",
+            "category": "美妆",
+            "signal": "CPC上涨18%",
+            "impact": "出价节奏按大促模板调整",
+            "time_window": "2026-11-01 至 2026-11-11",
+        },
     )
     assert decision.action == "WRITE", decision.reasons
     entities = linked(Memory.objects.get(pk=decision.memory_id))
@@ -62,8 +90,9 @@ def test_environment_change_names_the_promotion_and_its_time_slot(trigger):
 
 def test_a_new_version_gets_its_own_links(db):
     first = write("brand_C 手机新品在腾讯广告投放，CTR 1.8%", advertiser="brand_C", category="数码")
-    second = governed_write(proposal=Proposal(content="brand_C 手机新品改投快手，CTR 2.4%", layer="L2", source="tool"),
-                            authority=OPERATOR, supersedes=first)
+    second = governed_write(
+        proposal=Proposal(content="brand_C 手机新品改投快手，CTR 2.4%", layer="L2", source="tool"), authority=OPERATOR, supersedes=first
+    )
     assert ("channel", "腾讯广告") in linked(first)
     assert ("channel", "快手") in linked(second) and ("channel", "腾讯广告") not in linked(second)
     assert ("advertiser", "brand_C") in linked(second)  # the scope carries forward
@@ -79,9 +108,20 @@ def test_vocabulary_is_canonical_and_ascii_aliases_match_whole_words(db):
 
 def test_llm_extraction_adds_validated_entities(db, openai_gateway):
     memory = write("brand_D 新品在星图达人矩阵投放，首周GMV 120万", advertiser="brand_D", category="母婴")
-    openai_gateway.queue(chat({"entities": [{"kind": "channel", "name": "星图达人矩阵"}, {"kind": "metric", "name": "gmv"}],
-                               "relations": [{"subject": {"kind": "advertiser", "name": "brand_D"}, "predicate": "uses_channel",
-                                              "object": {"kind": "channel", "name": "星图达人矩阵"}}]}))
+    openai_gateway.queue(
+        chat(
+            {
+                "entities": [{"kind": "channel", "name": "星图达人矩阵"}, {"kind": "metric", "name": "gmv"}],
+                "relations": [
+                    {
+                        "subject": {"kind": "advertiser", "name": "brand_D"},
+                        "predicate": "uses_channel",
+                        "object": {"kind": "channel", "name": "星图达人矩阵"},
+                    }
+                ],
+            }
+        )
+    )
     report = link_entities_with_llm(memory)
     assert report.origin == LinkOrigin.LLM
     origins = dict(MemoryEntity.objects.filter(memory=memory).values_list("entity__name", "origin"))

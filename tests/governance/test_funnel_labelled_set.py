@@ -1,5 +1,6 @@
 """The labelled set (tests/data/funnel_cases.jsonl), case by case through the real funnel
 on the real database: what a demanding ad-ops reviewer would decide."""
+
 from collections import Counter
 
 import pytest

@@ -1,4 +1,5 @@
 """Import refuses files that would break the version chain, naming the lines, and writes nothing."""
+
 import json
 
 import pytest

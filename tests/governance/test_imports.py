@@ -1,4 +1,5 @@
 """Import is all-or-nothing and names the bad lines; export → import is lossless."""
+
 import json
 from datetime import timedelta
 
@@ -76,14 +77,22 @@ def _export() -> list[dict]:
 
 def test_export_then_import_is_lossless(make_memory, django_capture_on_commit_callbacks):
     now = timezone.now()
-    v1 = make_memory("brand_A 晚间20点-23点加大出价", advertiser="brand_A", importance=6, confidence=0.7,
-                     data={"roi": 3.4, "hours": [20, 23]}, business_line="pharma_otc", category="出价")
+    v1 = make_memory(
+        "brand_A 晚间20点-23点加大出价",
+        advertiser="brand_A",
+        importance=6,
+        confidence=0.7,
+        data={"roi": 3.4, "hours": [20, 23]},
+        business_line="pharma_otc",
+        category="出价",
+    )
     with django_capture_on_commit_callbacks(execute=True):
         v2 = memory_supersede(old=v1, content="brand_A 晚间20点-23点出价上调15%")
     with django_capture_on_commit_callbacks(execute=True):
         v3 = memory_supersede(old=v2, content="brand_A 晚间19点-23点出价上调15%，转化率高35%")
-    signal = make_memory("双十二大促CPM上涨25%", layer="L3", source="tool", expires_at=now + timedelta(hours=5),
-                         observed_at=now - timedelta(hours=1))
+    signal = make_memory(
+        "双十二大促CPM上涨25%", layer="L3", source="tool", expires_at=now + timedelta(hours=5), observed_at=now - timedelta(hours=1)
+    )
     archived = make_memory("Broad match without negatives wasted 25% of budget", advertiser="brand_C")
     memory_set_status(memory=archived, status=Status.ARCHIVED)
     memory_reinforce(memory=v3)

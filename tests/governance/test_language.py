@@ -1,5 +1,6 @@
 """The shared vocabulary: time ranges, chit-chat, the typed trigger data and the
 documents built from it, and how two statements relate."""
+
 import json
 from pathlib import Path
 
@@ -18,12 +19,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- wording -----------------------------------------------------------------------------
-@pytest.mark.parametrize("text,ranges", [
-    ("周一上午8点-11点CTR最高", [(8, 11)]),
-    ("每天9-11点加价10%", [(9, 11)]),
-    ("只在20:00-23:00投放", [(20, 23)]),
-    ("9点到11点和19:30-22:00", [(9, 11), (19.5, 22)]),
-])
+@pytest.mark.parametrize(
+    "text,ranges",
+    [
+        ("周一上午8点-11点CTR最高", [(8, 11)]),
+        ("每天9-11点加价10%", [(9, 11)]),
+        ("只在20:00-23:00投放", [(20, 23)]),
+        ("9点到11点和19:30-22:00", [(9, 11), (19.5, 22)]),
+    ],
+)
 def test_time_ranges_are_ranges_not_negative_numbers(text, ranges):
     assert s.time_ranges(text) == ranges
     assert all(n >= 0 for n in s.numbers(text))
@@ -52,27 +56,52 @@ def test_chitchat_is_not_classified_as_content(ingest):
     assert decision.action == "REJECT" and "greeting" in decision.reasons[0]
 
 
-@pytest.mark.parametrize("text", ["brand_B 明确要求：口红类目也投放男性人群", "brand_C 反馈：耳机品类可以用低价促销素材", "We want brand_K ads only on Douyin",
-                                  "Correction: the carousel creative actually had 20% higher CTR"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "brand_B 明确要求：口红类目也投放男性人群",
+        "brand_C 反馈：耳机品类可以用低价促销素材",
+        "We want brand_K ads only on Douyin",
+        "Correction: the carousel creative actually had 20% higher CTR",
+    ],
+)
 def test_stance_and_correction_cues(text):
     assert s.has(s.ATTITUDE, text) or s.has(s.CORRECTION, text)
 
 
 # --- typed trigger data ---------------------------------------------------------------------
 def test_synonyms_unknown_and_invalid_keys():
-    parsed = parse_trigger_data("strategy_execution", {"strategy": "三阶段冷启动", "target_roi": 3.0, "actual": {"roi": "3.4"},
-                                                       "duration_days": "三周", "owner": "投放一组"})
+    parsed = parse_trigger_data(
+        "strategy_execution",
+        {"strategy": "三阶段冷启动", "target_roi": 3.0, "actual": {"roi": "3.4"}, "duration_days": "三周", "owner": "投放一组"},
+    )
     assert parsed.get("strategy_used") == "三阶段冷启动"
     assert parsed.get("target_metric") == {"roi": 3.0} and parsed.get("actual_metric") == {"roi": 3.4}
     assert parsed.unknown == ["owner"] and parsed.invalid == ["duration_days"]
     anomaly = parse_trigger_data("anomaly_pattern", {"baseline": 40, "observed": "68", "occurrences": 3, "cause": "素材老化"})
-    assert (anomaly.get("expected"), anomaly.get("actual"), anomaly.get("recurrence"), anomaly.get("possible_cause")) == (40, 68, 3, "素材老化")
+    assert (anomaly.get("expected"), anomaly.get("actual"), anomaly.get("recurrence"), anomaly.get("possible_cause")) == (
+        40,
+        68,
+        3,
+        "素材老化",
+    )
 
 
 @pytest.mark.django_db
 def test_a_field_of_the_wrong_shape_is_set_aside_not_an_error(trigger):
-    decision = trigger("strategy_execution", advertiser="brand_A", source="tool", summary="医药OTC冷启动采用三阶段出价，ROI目标3.0实际3.4",
-                       data={"strategy_used": "三阶段出价", "category": "医药OTC", "target_metric": {"roi": 3.0}, "actual_metric": {"roi": 3.4}, "duration_days": "三周"})
+    decision = trigger(
+        "strategy_execution",
+        advertiser="brand_A",
+        source="tool",
+        summary="医药OTC冷启动采用三阶段出价，ROI目标3.0实际3.4",
+        data={
+            "strategy_used": "三阶段出价",
+            "category": "医药OTC",
+            "target_metric": {"roi": 3.0},
+            "actual_metric": {"roi": 3.4},
+            "duration_days": "三周",
+        },
+    )
     assert decision.action == "WRITE", decision.reasons
     trace = Trace.objects.get(event_id=decision.event_id, stage="value").scores["data"]
     assert trace["invalid_keys"] == ["duration_days"]
@@ -118,13 +147,31 @@ def _cosine(a: str, b: str) -> float:
     return float(va @ vb)
 
 
-@pytest.mark.parametrize("old,new,kind,signal", [
-    ("brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发", "brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低", "contradiction", "antonym"),
-    ("For brand_E feed ads, use 15-second videos", "Stop using 15-second videos for brand_E feed ads; use 30-second instead", "contradiction", "negation"),
-    ("用户说：brand_A 冷启动期出价上限1.5元", "用户说：brand_A 冷启动期出价上限2元", "contradiction", "different value"),
-    ("brand_A 医药OTC新客人群包CTR提升12%", "brand_A 医药OTC只改版落地页，CVR从2.1%提升到2.6%", "compatible", "different lever"),
-    ("brand_B 口红类目也投放男性人群（客户明确要求）", "brand_B 明确要求：口红类目也投放男性人群", "duplicate", "near-identical, same polarity"),
-])
+@pytest.mark.parametrize(
+    "old,new,kind,signal",
+    [
+        (
+            "brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发",
+            "brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低",
+            "contradiction",
+            "antonym",
+        ),
+        (
+            "For brand_E feed ads, use 15-second videos",
+            "Stop using 15-second videos for brand_E feed ads; use 30-second instead",
+            "contradiction",
+            "negation",
+        ),
+        ("用户说：brand_A 冷启动期出价上限1.5元", "用户说：brand_A 冷启动期出价上限2元", "contradiction", "different value"),
+        ("brand_A 医药OTC新客人群包CTR提升12%", "brand_A 医药OTC只改版落地页，CVR从2.1%提升到2.6%", "compatible", "different lever"),
+        (
+            "brand_B 口红类目也投放男性人群（客户明确要求）",
+            "brand_B 明确要求：口红类目也投放男性人群",
+            "duplicate",
+            "near-identical, same polarity",
+        ),
+    ],
+)
 def test_structure_decides_what_embeddings_cannot(old, new, kind, signal):
     cosine = _cosine(new, old)
     found = relate(new, old, cosine=cosine, same_text=False, duplicate_cosine=0.95, related_cosine=0.92)

@@ -1,5 +1,6 @@
 """A new version keeps what the old one was about: business line, category and data
 carry forward unless the proposal sets them, and importance is scored again."""
+
 import pytest
 
 from governance.models import ReviewItem
@@ -12,8 +13,13 @@ OLD = "用户说：brand_A 医药OTC冷启动期出价上限1.5元"
 
 
 def _old(trigger):
-    first = trigger("user_feedback", summary=OLD, advertiser="brand_A", source="user",
-                    data={"category": "医药OTC", "business_line": "medical", "right_way": "出价上限1.5元"})
+    first = trigger(
+        "user_feedback",
+        summary=OLD,
+        advertiser="brand_A",
+        source="user",
+        data={"category": "医药OTC", "business_line": "medical", "right_way": "出价上限1.5元"},
+    )
     assert first.action == "WRITE", first.reasons
     return Memory.objects.get(pk=first.memory_id)
 

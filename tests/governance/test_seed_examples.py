@@ -1,4 +1,5 @@
 """Every example of the spec's quick start and demo scenarios, through the real funnel."""
+
 import pytest
 
 from governance.models import Trace
@@ -35,7 +36,9 @@ def test_quick_start_ingest_is_written_to_l2(ingest):
 
 
 def test_quick_start_trigger_is_written_to_l2_with_its_fields(trigger):
-    decision = trigger("strategy_execution", advertiser="brand_A", summary="医药OTC冷启动计划完成三周投放", data=QUICK_START_DATA, source="tool")
+    decision = trigger(
+        "strategy_execution", advertiser="brand_A", summary="医药OTC冷启动计划完成三周投放", data=QUICK_START_DATA, source="tool"
+    )
     assert decision.action == "WRITE", decision.reasons
     assert decision.layer == "L2"
     memory = Memory.objects.get(pk=decision.memory_id)
@@ -49,7 +52,9 @@ def test_quick_start_trigger_is_written_to_l2_with_its_fields(trigger):
 
 
 def test_quick_start_search_finds_the_written_strategy(trigger):
-    written = trigger("strategy_execution", advertiser="brand_A", summary="医药OTC冷启动计划完成三周投放", data=QUICK_START_DATA, source="tool")
+    written = trigger(
+        "strategy_execution", advertiser="brand_A", summary="医药OTC冷启动计划完成三周投放", data=QUICK_START_DATA, source="tool"
+    )
     from memories.selectors import memory_search
 
     response = memory_search(query="医药OTC冷启动出价策略", advertisers=("brand_A",), business_line="medical", top_k=4)
@@ -57,8 +62,13 @@ def test_quick_start_search_finds_the_written_strategy(trigger):
 
 
 def test_unknown_keys_are_kept_and_listed(trigger):
-    decision = trigger("strategy_execution", advertiser="brand_A", summary="医药OTC冷启动计划完成三周投放",
-                       data={**QUICK_START_DATA, "owner": "投放一组", "target_metric": None, "target_roi": 3.0}, source="tool")
+    decision = trigger(
+        "strategy_execution",
+        advertiser="brand_A",
+        summary="医药OTC冷启动计划完成三周投放",
+        data={**QUICK_START_DATA, "owner": "投放一组", "target_metric": None, "target_roi": 3.0},
+        source="tool",
+    )
     assert decision.action == "WRITE", decision.reasons
     value = Trace.objects.get(event_id=decision.event_id, stage="value")
     assert value.scores["data"]["unknown_keys"] == ["owner"]
@@ -81,8 +91,13 @@ def test_demo_guard_rejects_an_unconfirmed_suggestion(ingest):
 
 
 def test_demo_realtime_fact_gets_a_ttl(trigger):
-    decision = trigger("environment_change", advertiser="brand_A", source="tool", summary="618大促期间医药OTC类目CPM上涨35%，需提前上调出价",
-                       data={"event": "618大促", "time_window": "6月1日至6月18日", "signal": "CPM上涨35%", "impact": "出价上调10%"})
+    decision = trigger(
+        "environment_change",
+        advertiser="brand_A",
+        source="tool",
+        summary="618大促期间医药OTC类目CPM上涨35%，需提前上调出价",
+        data={"event": "618大促", "time_window": "6月1日至6月18日", "signal": "CPM上涨35%", "impact": "出价上调10%"},
+    )
     assert decision.action == "WRITE" and decision.layer == "L3", decision.reasons
     assert Memory.objects.get(pk=decision.memory_id).expires_at is not None
 

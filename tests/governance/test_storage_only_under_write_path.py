@@ -1,6 +1,7 @@
 """memories.services stores what governance decided and decides nothing; above memories,
 only governance/memory_write.py may call its row-changing functions, so every change to a
 memory passes the hard rules. Read from the source with ast, every package above memories."""
+
 import ast
 from pathlib import Path
 
@@ -35,8 +36,9 @@ def test_the_organise_backfill_goes_through_the_write_path(db):
     from memories.models import Memory
     from memories.services import memory_create
 
-    memory = memory_create(content="brand_A 医药OTC 冷启动期出价上限 2 元，ROI 目标 1.8", layer="L2", advertiser="brand_A",
-                           source="human", embed=False)
+    memory = memory_create(
+        content="brand_A 医药OTC 冷启动期出价上限 2 元，ROI 目标 1.8", layer="L2", advertiser="brand_A", source="human", embed=False
+    )
     Memory.objects.filter(pk=memory.pk).update(kind="", category_node=None, abstract_line="")
     memories_organise()
     memory.refresh_from_db()

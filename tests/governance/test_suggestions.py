@@ -1,6 +1,7 @@
 """Signals surface playbooks: an L3 signal written through the funnel records the L2
 strategies and L4 templates that apply to its advertiser and category; suggestions are
 listed by scope and expire with their signal."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -17,7 +18,10 @@ from memories.constants import Status
 from memories.models import Memory
 
 DOUBLE_11 = {
-    "event": "双11预热", "category": "美妆", "signal": "CPM较上周上涨30%", "impact": "出价节奏按大促模板调整",
+    "event": "双11预热",
+    "category": "美妆",
+    "signal": "CPM较上周上涨30%",
+    "impact": "出价节奏按大促模板调整",
     "time_window": "2026-11-01 至 2026-11-11",
 }
 
@@ -34,10 +38,20 @@ def promotion_template() -> Memory:
 
 
 def test_a_double_11_signal_through_the_cli_suggests_the_promotion_template(demo, cli):
-    code, decision, err = cli("trigger", "environment_change", "--advertiser", "brand_B", "--source", "tool",
-                              "--summary", "双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
-                              "--data", '{"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", '
-                              '"impact": "出价节奏按大促模板调整", "time_window": "2026-11-01 至 2026-11-11"}', "--json")
+    code, decision, err = cli(
+        "trigger",
+        "environment_change",
+        "--advertiser",
+        "brand_B",
+        "--source",
+        "tool",
+        "--summary",
+        "双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
+        "--data",
+        '{"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", '
+        '"impact": "出价节奏按大促模板调整", "time_window": "2026-11-01 至 2026-11-11"}',
+        "--json",
+    )
     assert code == 0 and decision["action"] == "WRITE" and decision["layer"] == "L3", (decision, err)
     suggestion = Suggestion.objects.get(signal_id=decision["memory_id"])
     assert suggestion.kind == SignalKind.PROMOTION and suggestion.topic == "大促"
@@ -67,8 +81,13 @@ def test_demo_signals_get_playbooks_by_kind(demo):
 
 
 def test_a_global_signal_only_suggests_global_playbooks(demo, trigger):
-    decision = trigger("environment_change", advertiser=None, source="tool",
-                       summary="全平台双11预热开始，CPM普遍上涨20%，出价需按大促节奏调整", data=DOUBLE_11 | {"category": ""})
+    decision = trigger(
+        "environment_change",
+        advertiser=None,
+        source="tool",
+        summary="全平台双11预热开始，CPM普遍上涨20%，出价需按大促节奏调整",
+        data=DOUBLE_11 | {"category": ""},
+    )
     assert decision.action == "WRITE", decision.reasons
     suggestion = Suggestion.objects.get(signal_id=decision.memory_id)
     assert suggestion.advertiser is None
@@ -77,8 +96,13 @@ def test_a_global_signal_only_suggests_global_playbooks(demo, trigger):
 
 
 def test_suggestions_expire_with_their_signal(demo, trigger):
-    decision = trigger("environment_change", advertiser="brand_B", source="tool",
-                       summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏", data=DOUBLE_11 | {"ttl_hours": 2})
+    decision = trigger(
+        "environment_change",
+        advertiser="brand_B",
+        source="tool",
+        summary="双11预热期开始，美妆CPM较上周上涨30%，需要调整出价节奏",
+        data=DOUBLE_11 | {"ttl_hours": 2},
+    )
     suggestion = Suggestion.objects.get(signal_id=decision.memory_id)
     assert suggestion.expires_at == Memory.objects.get(pk=decision.memory_id).expires_at
     assert suggestion in suggestions_open(advertisers=("brand_B",))
@@ -94,10 +118,20 @@ def test_suggestions_expire_with_their_signal(demo, trigger):
 
 
 def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offered(demo, cli):
-    code, decision, err = cli("trigger", "environment_change", "--advertiser", "brand_B", "--source", "tool",
-                              "--summary", "双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
-                              "--data", '{"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", '
-                              '"impact": "出价节奏按大促模板调整", "time_window": "2026-11-01 至 2026-11-11"}', "--json")
+    code, decision, err = cli(
+        "trigger",
+        "environment_change",
+        "--advertiser",
+        "brand_B",
+        "--source",
+        "tool",
+        "--summary",
+        "双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
+        "--data",
+        '{"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", '
+        '"impact": "出价节奏按大促模板调整", "time_window": "2026-11-01 至 2026-11-11"}',
+        "--json",
+    )
     assert code == 0 and decision["action"] == "WRITE", (decision, err)
     suggestion = Suggestion.objects.get(signal_id=decision["memory_id"])
     offered = suggestion_dict(suggestion)
@@ -108,10 +142,18 @@ def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offere
     from governance.hard_rules import Authority, WriteOrigin
     from governance.memory_write import governed_lifecycle_transition, governed_set_status
 
-    governed_set_status(memory=template, status=Status.ARCHIVED,
-                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True))
-    governed_lifecycle_transition(memory_ids=[strategy.pk], from_status=Status.ACTIVE, to_status=Status.EXPIRED,
-                                  at=timezone.now(), authority=Authority.lifecycle("scheduler"))
+    governed_set_status(
+        memory=template,
+        status=Status.ARCHIVED,
+        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True),
+    )
+    governed_lifecycle_transition(
+        memory_ids=[strategy.pk],
+        from_status=Status.ACTIVE,
+        to_status=Status.EXPIRED,
+        at=timezone.now(),
+        authority=Authority.lifecycle("scheduler"),
+    )
 
     code, listed, _ = cli("suggestions", "--advertiser", "brand_B", "--json")
     item = next(i for i in listed["items"] if i["id"] == suggestion.pk)
@@ -119,5 +161,7 @@ def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offere
     assert strategy.pk not in [p["id"] for p in item["strategies"]]
     # The rest of the suggestion stands, and the record keeps every playbook it named.
     assert item["strategies"] or item["templates"]
-    assert {template.pk, strategy.pk} <= {*suggestion.templates.values_list("id", flat=True),
-                                          *suggestion.strategies.values_list("id", flat=True)}
+    assert {template.pk, strategy.pk} <= {
+        *suggestion.templates.values_list("id", flat=True),
+        *suggestion.strategies.values_list("id", flat=True),
+    }

@@ -1,6 +1,7 @@
 """The hard layer rules hold on every path into memory: the funnel, approvals from the
 admin, the CLI and the API, admin edits, trusted imports and promotion. Items parked the
 way an outage used to park them (before any rule ran) are refused when approved."""
+
 import json
 from datetime import timedelta
 
@@ -26,16 +27,34 @@ pytestmark = pytest.mark.django_db
 
 # What an agent sent during the outage: an L4 template, and an inference with figures
 # that appear nowhere in its data.
-L4_PROPOSAL = {"content": "策略模板：医药OTC冷启动三阶段出价，前三天保守出价", "layer": "L4", "trigger_type": "strategy_execution",
-               "advertiser": "brand_A", "source": "agent", "source_attribution": "unknown", "data": {}}
-INFERENCE_PROPOSAL = {"content": "brand_A 感冒药计划下调出价10%后ROI提升到3.8，效果明显", "layer": "L2",
-                      "trigger_type": "strategy_execution", "advertiser": "brand_A", "source": "agent", "data": {}}
+L4_PROPOSAL = {
+    "content": "策略模板：医药OTC冷启动三阶段出价，前三天保守出价",
+    "layer": "L4",
+    "trigger_type": "strategy_execution",
+    "advertiser": "brand_A",
+    "source": "agent",
+    "source_attribution": "unknown",
+    "data": {},
+}
+INFERENCE_PROPOSAL = {
+    "content": "brand_A 感冒药计划下调出价10%后ROI提升到3.8，效果明显",
+    "layer": "L2",
+    "trigger_type": "strategy_execution",
+    "advertiser": "brand_A",
+    "source": "agent",
+    "data": {},
+}
 
 
 def _parked(candidate: dict) -> ReviewItem:
     """A pending_write item as the funnel left it when the gateway failed before any rule ran."""
-    return review_item_create(kind=ReviewKind.PENDING_WRITE, reason="openai judge unavailable: HTTP 500; parked, nothing written",
-                              candidate=candidate, advertiser=candidate["advertiser"], proposed_by="token:agent-a")
+    return review_item_create(
+        kind=ReviewKind.PENDING_WRITE,
+        reason="openai judge unavailable: HTTP 500; parked, nothing written",
+        candidate=candidate,
+        advertiser=candidate["advertiser"],
+        proposed_by="token:agent-a",
+    )
 
 
 def _user(django_user_model, username: str, group: str):
@@ -73,8 +92,13 @@ def test_funnel_refuses_agent_inference_into_l2_before_any_model(gateway_down, t
 
 def test_funnel_l3_ttl_counts_from_the_observation_time(trigger):
     observed = timezone.now() - timedelta(hours=5)
-    d = trigger("environment_change", summary="双12预热期抖音信息流CPM上涨25%，持续观察中", advertiser="brand_A", source="tool",
-                data={"observed_at": observed.isoformat(), "signal": "CPM上涨25%", "impact": "出价需上调"})
+    d = trigger(
+        "environment_change",
+        summary="双12预热期抖音信息流CPM上涨25%，持续观察中",
+        advertiser="brand_A",
+        source="tool",
+        data={"observed_at": observed.isoformat(), "signal": "CPM上涨25%", "impact": "出价需上调"},
+    )
     assert d.action == "WRITE", d.reasons
     memory = Memory.objects.get(pk=d.memory_id)
     assert memory.observed_at == observed.replace(microsecond=observed.microsecond)
@@ -83,8 +107,13 @@ def test_funnel_l3_ttl_counts_from_the_observation_time(trigger):
 
 def test_funnel_refuses_an_l3_observation_older_than_its_ttl(trigger):
     stale = timezone.now() - timedelta(hours=l3_ttl_hours() + 1)
-    d = trigger("environment_change", summary="昨日大促期间美妆类目CPC上涨30%", advertiser="brand_B", source="tool",
-                data={"observed_at": stale.isoformat(), "signal": "CPC上涨30%", "impact": "预算需上调"})
+    d = trigger(
+        "environment_change",
+        summary="昨日大促期间美妆类目CPC上涨30%",
+        advertiser="brand_B",
+        source="tool",
+        data={"observed_at": stale.isoformat(), "signal": "CPC上涨30%", "impact": "预算需上调"},
+    )
     assert d.action == "REJECT" and "stale" in d.reasons[0]
 
 
@@ -105,8 +134,9 @@ def test_admin_approval_of_an_outage_parked_item_is_refused(candidate, django_us
     item = _parked(candidate)
     client = Client()
     client.force_login(_user(django_user_model, "operator_zhao", "operator"))
-    response = client.post(reverse("admin:governance_reviewitem_decide", args=[item.pk]),
-                           {"decision": "approve", "note": "看起来没问题"}, follow=True)
+    response = client.post(
+        reverse("admin:governance_reviewitem_decide", args=[item.pk]), {"decision": "approve", "note": "看起来没问题"}, follow=True
+    )
     assert response.status_code == 200
     messages = " ".join(str(m) for m in response.context["messages"])
     assert "L4" in messages or "number-backed" in messages
@@ -117,15 +147,29 @@ def test_admin_approval_of_an_outage_parked_item_is_refused(candidate, django_us
 def test_api_approval_of_an_outage_parked_item_is_refused(candidate):
     item = _parked(candidate)
     _, raw = api_token_create(name="desk", advertisers=["brand_A"], can_review=True, created_by_name="test")
-    response = Client().post(f"/api/v1/review/{item.pk}/approve", data=json.dumps({"note": "ok"}), content_type="application/json",
-                             HTTP_AUTHORIZATION=f"Bearer {raw}")
+    response = Client().post(
+        f"/api/v1/review/{item.pk}/approve",
+        data=json.dumps({"note": "ok"}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
     assert response.status_code == 403 and "detail" in response.json()
     _still_open(item)
 
 
 def test_approval_of_a_confirmed_parked_l2_still_writes_it_with_a_fresh_importance():
-    item = _parked({"content": "用户明确要求：brand_A 医药OTC类目出价不要超过1.5元", "layer": "L2", "trigger_type": "user_feedback",
-                    "advertiser": "brand_A", "source": "user", "category": "医药OTC", "business_line": "medical", "data": {}})
+    item = _parked(
+        {
+            "content": "用户明确要求：brand_A 医药OTC类目出价不要超过1.5元",
+            "layer": "L2",
+            "trigger_type": "user_feedback",
+            "advertiser": "brand_A",
+            "source": "user",
+            "category": "医药OTC",
+            "business_line": "medical",
+            "data": {},
+        }
+    )
     d = review_approve(item=item, reviewer=None, reviewer_name="ops_zhao", operator=True)
     memory = Memory.objects.get(pk=d.memory_id)
     assert (memory.layer, memory.category, memory.business_line) == ("L2", "医药OTC", "medical")
@@ -150,8 +194,10 @@ def test_admin_content_edit_of_an_l4_template_is_refused(make_memory, django_use
 
 # --- import ---------------------------------------------------------------------------------
 def test_import_refuses_an_l4_line_not_derived_from_l2_naming_the_line():
-    lines = [json.dumps({"layer": "L2", "content": "brand_A 冷启动期出价上浮20%，ROI达标", "advertiser": "brand_A"}, ensure_ascii=False),
-             json.dumps({"layer": "L4", "content": "策略模板：冷启动出价上浮20%", "source": "system"}, ensure_ascii=False)]
+    lines = [
+        json.dumps({"layer": "L2", "content": "brand_A 冷启动期出价上浮20%，ROI达标", "advertiser": "brand_A"}, ensure_ascii=False),
+        json.dumps({"layer": "L4", "content": "策略模板：冷启动出价上浮20%", "source": "system"}, ensure_ascii=False),
+    ]
     with pytest.raises(ImportFailed) as failed:
         memories_import(lines=lines, actor="ops_zhao", embed=False)
     assert failed.value.errors == ["line 2: an L4 template must be derived from an existing L2 memory"]
@@ -160,8 +206,9 @@ def test_import_refuses_an_l4_line_not_derived_from_l2_naming_the_line():
 
 def test_import_l3_ttl_counts_from_the_line_observation_time():
     observed = timezone.now() - timedelta(hours=3)
-    line = json.dumps({"layer": "L3", "content": "618预热期美妆类目CPM上涨18%", "source": "tool", "observed_at": observed.isoformat()},
-                      ensure_ascii=False)
+    line = json.dumps(
+        {"layer": "L3", "content": "618预热期美妆类目CPM上涨18%", "source": "tool", "observed_at": observed.isoformat()}, ensure_ascii=False
+    )
     memories_import(lines=[line], actor="ops_zhao", embed=False)
     memory = Memory.objects.get()
     assert memory.expires_at == memory.observed_at + timedelta(hours=l3_ttl_hours())
@@ -170,8 +217,9 @@ def test_import_l3_ttl_counts_from_the_line_observation_time():
 # --- promotion ------------------------------------------------------------------------------
 def test_promotion_of_an_immature_l2_is_refused(make_memory):
     young = make_memory("brand_A 冷启动期出价上浮20%，ROI达标", layer="L2", advertiser="brand_A", importance=9)
-    proposal = Proposal(content="策略模板：冷启动出价上浮20%", layer=Layer.L4, advertiser="brand_A", source="system",
-                        source_attribution="promotion")
+    proposal = Proposal(
+        content="策略模板：冷启动出价上浮20%", layer=Layer.L4, advertiser="brand_A", source="system", source_attribution="promotion"
+    )
     with pytest.raises(HardRuleViolation):
         governed_write(proposal=proposal, authority=Authority.lifecycle("scheduler", origin=WriteOrigin.PROMOTION), derived_from=[young])
     assert not Memory.objects.filter(layer=Layer.L4).exists()
@@ -180,9 +228,19 @@ def test_promotion_of_an_immature_l2_is_refused(make_memory):
 def test_promotion_approval_after_the_source_was_archived_is_refused(make_memory):
     source = make_memory("brand_A 冷启动期出价上浮20%，连续三次ROI达标", layer="L2", advertiser="brand_A", importance=9)
     Memory.objects.filter(pk=source.pk).update(created_at=timezone.now() - timedelta(days=90), access_count=20)
-    item = review_item_create(kind=ReviewKind.PROMOTION, reason="mature", memory=source, proposed_by="lifecycle:scheduler",
-                              candidate={"content": "策略模板：冷启动出价上浮20%", "layer": "L4", "source": "system",
-                                         "source_attribution": "promotion", "advertiser": "brand_A"})
+    item = review_item_create(
+        kind=ReviewKind.PROMOTION,
+        reason="mature",
+        memory=source,
+        proposed_by="lifecycle:scheduler",
+        candidate={
+            "content": "策略模板：冷启动出价上浮20%",
+            "layer": "L4",
+            "source": "system",
+            "source_attribution": "promotion",
+            "advertiser": "brand_A",
+        },
+    )
     Memory.objects.filter(pk=source.pk).update(status=Status.ARCHIVED)
     with pytest.raises(HardRuleViolation):
         review_approve(item=item, reviewer=None, reviewer_name="ops_zhao", operator=True)
@@ -205,6 +263,13 @@ def test_import_refuses_a_line_holding_a_credential_and_masks_personal_data():
     with pytest.raises(ImportFailed) as failed:
         memories_import(lines=lines, actor="ops_zhao", embed=False)
     assert failed.value.errors[0].startswith("line 1:") and token not in " ".join(failed.value.errors)
-    memories_import(lines=[json.dumps({"layer": "L2", "content": "brand_A 对接人手机号13812345678，周一复盘ROI", "advertiser": "brand_A"},
-                                      ensure_ascii=False)], actor="ops_zhao", embed=False)
+    memories_import(
+        lines=[
+            json.dumps(
+                {"layer": "L2", "content": "brand_A 对接人手机号13812345678，周一复盘ROI", "advertiser": "brand_A"}, ensure_ascii=False
+            )
+        ],
+        actor="ops_zhao",
+        embed=False,
+    )
     assert "13812345678" not in Memory.objects.get().content

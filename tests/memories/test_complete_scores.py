@@ -1,6 +1,7 @@
 """Every fused candidate is scored by both arms: a vector candidate outside the keyword
 arm's top list still gets its keyword score (bm25 on SQLite, ts_rank on PostgreSQL), on the
 same scale as the keyword list's own."""
+
 import pytest
 
 from memories.search.backends import get_search_backend
@@ -20,8 +21,14 @@ NOTES = [
 ]
 # Notes without 出价: a word in half the store or more has no bm25 weight at all.
 OTHER = [
-    "周末女性人群定向效果好", "素材每两周更新一次", "CPM 上涨时先看竞争对手的投放", "落地页加载超过3秒转化掉一半",
-    "小红书笔记种草要配合搜索词", "双11 前两周开始蓄水", "医药OTC 文案不能写疗效", "直播间晚上8点在线人数最高",
+    "周末女性人群定向效果好",
+    "素材每两周更新一次",
+    "CPM 上涨时先看竞争对手的投放",
+    "落地页加载超过3秒转化掉一半",
+    "小红书笔记种草要配合搜索词",
+    "双11 前两周开始蓄水",
+    "医药OTC 文案不能写疗效",
+    "直播间晚上8点在线人数最高",
 ]
 
 

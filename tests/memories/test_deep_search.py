@@ -1,5 +1,6 @@
 """Deep search offline: sub-queries through the real hybrid search, fusion, the feature
 rerank, scope, and the fallback contract for injected hooks."""
+
 import pytest
 
 from memories.search.deep import OFFLINE_HOOKS, DeepHookFailure, DeepHooks, deep_search, offline_rewrite

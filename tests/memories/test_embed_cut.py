@@ -1,6 +1,7 @@
 """The bundled embedder reads at most its budget: queries are cut to the query token
 budget, passages to the model's window, and the cut is reported. Lengths and flags are
 asserted, never times (bench/ reports the same-run ratio)."""
+
 import pytest
 
 from memories.embeddings import get_embedder

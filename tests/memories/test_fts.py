@@ -1,10 +1,11 @@
 """The FTS5 keyword index: created by migration, kept in sync by triggers, never broken by input."""
+
 import pytest
 from django.db import connection
 
 from memories.models import Memory
-from memories.search.filters import SearchFilter
 from memories.search.backends import get_search_backend
+from memories.search.filters import SearchFilter
 from memories.search.tokens import fts_match_expression, text_tokens
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +65,23 @@ def test_index_follows_create_update_delete_and_queryset_update(make_memory):
             cursor.execute("INSERT INTO memories_memory_fts(memories_memory_fts, rank) VALUES ('integrity-check', 1)")
 
 
-HOSTILE = ['"', "a-b", 'x" (AND', "NEAR(", "*", "", "   ", "AND OR NOT", "col:value", "^出价", "出价*", "''", "\x00", "😀" * 10, "预算 " * 3000]
+HOSTILE = [
+    '"',
+    "a-b",
+    'x" (AND',
+    "NEAR(",
+    "*",
+    "",
+    "   ",
+    "AND OR NOT",
+    "col:value",
+    "^出价",
+    "出价*",
+    "''",
+    "\x00",
+    "😀" * 10,
+    "预算 " * 3000,
+]
 
 
 @pytest.mark.parametrize("query", HOSTILE)

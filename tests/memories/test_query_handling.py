@@ -1,5 +1,6 @@
 """Query handling before ranking: language, the keyword arm's text, synonym expansion, and
 the offline deep-mode rewrite."""
+
 from memories.search.deep import offline_rewrite, question_to_statement
 from memories.search.hybrid import RankingConfig
 from memories.search.query import QueryLanguage, keyword_text, prepare_query, query_language

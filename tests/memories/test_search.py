@@ -1,4 +1,5 @@
 """Hybrid retrieval over the real embedder: scoping, expiry, explain, cache freshness."""
+
 from datetime import timedelta
 
 import pytest

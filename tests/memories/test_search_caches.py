@@ -5,6 +5,7 @@ They are used only outside a transaction, so these tests commit for real
 (transaction=True). Each checks that the cache was really filled, then that the next search
 after a write, a delete or a link change made by SQL alone (as another process would, no
 Python hook involved) sees the new state."""
+
 from __future__ import annotations
 
 import pytest
@@ -122,9 +123,7 @@ def test_entity_arm_sees_a_link_written_by_sql_alone(make_memory):
     assert _entity_ids("双11") == {target.pk}
     entity = Entity.objects.get(kind="time_slot", name="双11")
     with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO memories_memoryentity(memory_id, entity_id, origin) VALUES (%s, %s, 'offline')", [memory.pk, entity.pk]
-        )
+        cursor.execute("INSERT INTO memories_memoryentity(memory_id, entity_id, origin) VALUES (%s, %s, 'offline')", [memory.pk, entity.pk])
     assert _entity_ids("双11") == {target.pk, memory.pk}
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM memories_memoryentity WHERE memory_id = %s", [target.pk])
@@ -134,7 +133,8 @@ def test_entity_arm_sees_a_link_written_by_sql_alone(make_memory):
         cursor.execute("INSERT INTO memories_entity(kind, name, created_at) VALUES ('plan', 'plan_sql_007', '2026-01-01')")
         cursor.execute(
             "INSERT INTO memories_memoryentity(memory_id, entity_id, origin) "
-            "SELECT %s, id, 'offline' FROM memories_entity WHERE name = 'plan_sql_007'", [memory.pk]
+            "SELECT %s, id, 'offline' FROM memories_entity WHERE name = 'plan_sql_007'",
+            [memory.pk],
         )
     assert _entity_ids("plan_sql_007") == {memory.pk}
 
@@ -194,8 +194,9 @@ def test_cached_entity_links_pass_every_filter_the_table_path_does():
 
     write("双11当天美妆提价30%", advertiser="brand_A", business_line="beauty")
     write("双11医药OTC不提价", advertiser="brand_A", business_line="pharma_otc", layer="L1", source="human")
-    expiring = write("双11预热期CPM上涨", advertiser="brand_B", layer="L3", observed_at=timezone.now(),
-                     expires_at=timezone.now() + timedelta(hours=2))
+    expiring = write(
+        "双11预热期CPM上涨", advertiser="brand_B", layer="L3", observed_at=timezone.now(), expires_at=timezone.now() + timedelta(hours=2)
+    )
     write("双11全站通用规则：大促前一周锁定预算", layer="L1", source="human")
     write("双11复盘：直播间晚间转化最好", advertiser="brand_A", kind="episodic")
     filters = [

@@ -1,6 +1,7 @@
 """The search's parallel parts: the vector arm on its worker thread beside the keyword arm,
 the other arms' candidates handed to the keyword arm late, BLAS held to one thread, and the
 result rows read in one statement with their category paths."""
+
 import json
 import os
 import subprocess
@@ -185,8 +186,9 @@ def test_blas_runs_on_one_thread_whatever_was_imported_first():
     )
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
     env["DJANGO_SETTINGS_MODULE"] = "lingix_site.test_settings"
-    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env,
-                         cwd=Path(__file__).resolve().parents[2])
+    run = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env, cwd=Path(__file__).resolve().parents[2]
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == "[1]"
 

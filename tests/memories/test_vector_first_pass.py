@@ -4,6 +4,7 @@ ad-ops corpus embedded for real; and the query-embedding LRU cache with its repo
 The shortlist constants are lowered so that, on a corpus of a few hundred rows, the first
 pass really discards most rows before the exact float32 rescoring (at the defaults every
 row of so small a corpus would be rescored and the test would prove nothing)."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -24,9 +25,18 @@ pytestmark = pytest.mark.django_db
 
 ADVERTISERS = ["brand_A", "brand_B", "brand_C", None]
 QUERIES = [
-    "冷启动期出价策略", "素材疲劳 更换素材", "大促 CPM 上涨 ROI", "夜间转化率偏低 降预算", "直播间投流 GMV",
-    "oCPC 目标CPA", "抖音信息流 转化成本", "小红书 美妆", "bid multiplier weekend", "creative fatigue CTR",
-    "医药OTC 出价", "学习期 首日预算",
+    "冷启动期出价策略",
+    "素材疲劳 更换素材",
+    "大促 CPM 上涨 ROI",
+    "夜间转化率偏低 降预算",
+    "直播间投流 GMV",
+    "oCPC 目标CPA",
+    "抖音信息流 转化成本",
+    "小红书 美妆",
+    "bid multiplier weekend",
+    "creative fatigue CTR",
+    "医药OTC 出价",
+    "学习期 首日预算",
 ]
 
 
@@ -179,7 +189,13 @@ def test_kind_filter_holds_on_the_in_process_path(corpus, small_shortlist, make_
 
     assert Memory.objects.exclude(kind=MemoryKind.SEMANTIC).filter(advertiser="brand_A").exists()
     semantic = make_memory("医药OTC 冷启动出价规则：首日预算不低于 300 元", advertiser="brand_A", kind=MemoryKind.SEMANTIC)
-    response = memory_search(query="医药OTC 冷启动出价 首日预算", advertisers=("brand_A",), kinds=(MemoryKind.SEMANTIC,),
-                             top_k=10, mode=mode, record_access=False)
+    response = memory_search(
+        query="医药OTC 冷启动出价 首日预算",
+        advertisers=("brand_A",),
+        kinds=(MemoryKind.SEMANTIC,),
+        top_k=10,
+        mode=mode,
+        record_access=False,
+    )
     assert semantic.pk in [r.memory.pk for r in response.results]
     assert {r.memory.kind for r in response.results} == {MemoryKind.SEMANTIC}

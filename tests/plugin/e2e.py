@@ -15,6 +15,7 @@ Everything it starts is stopped by PID; every file it writes stays under .cache/
 
     python -m tests.plugin.e2e [--mode both|supplement|slot] [--keep]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -141,8 +142,17 @@ class E2E:
         replies = self.rundir / "model-replies.json"
         replies.write_text(json.dumps(MODEL_REPLIES, ensure_ascii=False), encoding="utf-8")
         proc = self.spawn(
-            [sys.executable, "-m", "tests.fakes.model_server", "--port", str(self.model_port), "--record", str(self.model_record),
-             "--replies", str(replies)],
+            [
+                sys.executable,
+                "-m",
+                "tests.fakes.model_server",
+                "--port",
+                str(self.model_port),
+                "--record",
+                str(self.model_record),
+                "--replies",
+                str(replies),
+            ],
             self.rundir / "model-server.log",
             {**os.environ, "PYTHONPATH": str(REPO)},
         )
@@ -213,8 +223,18 @@ class E2E:
     def start_gateway(self) -> None:
         self.gateway = self.spawn(
             [
-                str(openclaw_bin()), "gateway", "run", "--bind", "loopback", "--port", str(self.gateway_port),
-                "--auth", "token", "--token", self.gateway_token, "--allow-unconfigured",
+                str(openclaw_bin()),
+                "gateway",
+                "run",
+                "--bind",
+                "loopback",
+                "--port",
+                str(self.gateway_port),
+                "--auth",
+                "token",
+                "--token",
+                self.gateway_token,
+                "--allow-unconfigured",
             ],
             self.rundir / "gateway.log",
             self.oc_env(),
@@ -280,7 +300,9 @@ class E2E:
         recalled = [int(i) for i in re.findall(r"· #(\d+)\]", body)]
         assert recalled, body[:2000]
         with self.db() as db:
-            rows = db.execute(f"SELECT id, advertiser, content FROM memories_memory WHERE id IN ({','.join('?' * len(recalled))})", recalled).fetchall()
+            rows = db.execute(
+                f"SELECT id, advertiser, content FROM memories_memory WHERE id IN ({','.join('?' * len(recalled))})", recalled
+            ).fetchall()
         assert len(rows) == len(set(recalled)), (recalled, rows)
         assert all(advertiser in (None, "brand_A") for _, advertiser, _ in rows), rows
         say(f"(b) the model request carried a <lingix-memory> block with memories {sorted(set(recalled))}")
@@ -301,7 +323,10 @@ class E2E:
         event_id, action, source, actor, advertiser = row
         assert (source, actor, advertiser) == ("user", "token:plugin-a", "brand_A"), row
         with self.db() as db:
-            stages = [s for (s,) in db.execute("SELECT stage || ':' || decision FROM governance_trace WHERE event_id = ? ORDER BY seq", (event_id,))]
+            stages = [
+                s
+                for (s,) in db.execute("SELECT stage || ':' || decision FROM governance_trace WHERE event_id = ? ORDER BY seq", (event_id,))
+            ]
         assert stages, f"event {event_id} has no traces"
         say(f"(c) agent_end → ingest event #{event_id} {action}, source=user, actor=token:plugin-a, traces: {', '.join(stages)}")
         return {"event_id": event_id, "action": action, "traces": stages}

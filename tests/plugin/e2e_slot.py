@@ -13,6 +13,7 @@
        session_end → POST /api/v1/distill) into events whose memories link back to their
        turns, which `lingix_memory_source` shows.
 """
+
 from __future__ import annotations
 
 import json
@@ -120,13 +121,32 @@ def check_unconfirmed(e2e: E2E) -> dict:
 
 def check_cron(e2e: E2E) -> dict:
     before = e2e.model_record.read_text(encoding="utf-8").count("\n")
-    added = json.loads(e2e.oc("cron", "add", "--name", "lingix-e2e-cron", "--every", "1h", "--agent", "main", "--session", "isolated",
-                              "--no-deliver", "--message", CRON_TEXT, "--json").stdout)
+    added = json.loads(
+        e2e.oc(
+            "cron",
+            "add",
+            "--name",
+            "lingix-e2e-cron",
+            "--every",
+            "1h",
+            "--agent",
+            "main",
+            "--session",
+            "isolated",
+            "--no-deliver",
+            "--message",
+            CRON_TEXT,
+            "--json",
+        ).stdout
+    )
     job_id = added.get("id") or added.get("job", {}).get("id") or added.get("jobId")
     assert job_id, added
     e2e.oc("cron", "run", str(job_id), "--wait", "--wait-timeout", "3m", timeout=240)
-    wait_for(lambda: CRON_TEXT in "\n".join(e2e.model_record.read_text(encoding="utf-8").splitlines()[before:]), timeout=60,
-             what="the cron turn's model request")
+    wait_for(
+        lambda: CRON_TEXT in "\n".join(e2e.model_record.read_text(encoding="utf-8").splitlines()[before:]),
+        timeout=60,
+        what="the cron turn's model request",
+    )
     time.sleep(5)  # give agent_end its chance to (wrongly) capture
     assert event_like(e2e, "9.9元") is None, "the cron turn was captured"
     skipped = re.findall(r"auto-capture skipped: ([^\"\n]*cron[^\"\n]*)", logs(e2e))
@@ -213,11 +233,20 @@ def check_distill(e2e: E2E, *, fallback_memory: int) -> dict:
         if memory_id:
             status, source = e2e.lingix.call("GET", f"/memories/{memory_id}/source", token=ops)
             assert status == 200 and source["turns"], (status, source)
-            linked.append({"event": event_id, "action": action, "memory": memory_id, "session": source["session_id"],
-                           "turns": [t["index"] for t in source["turns"]]})
+            linked.append(
+                {
+                    "event": event_id,
+                    "action": action,
+                    "memory": memory_id,
+                    "session": source["session_id"],
+                    "turns": [t["index"] for t in source["turns"]],
+                }
+            )
     summary = [(eid, action, [t["index"] for t in json.loads(turns)]) for eid, action, _, turns in events]
-    say(f"(s7) sessions.reset → {hook} → POST /distill of session {session_id}: {candidates} candidates; "
-        f"events (id, action, turns) {summary}; memories → source {linked}")
+    say(
+        f"(s7) sessions.reset → {hook} → POST /distill of session {session_id}: {candidates} candidates; "
+        f"events (id, action, turns) {summary}; memories → source {linked}"
+    )
     own = next((link["memory"] for link in linked if link["session"] == session_id), None)
     memory = own or fallback_memory
     status, body = e2e.invoke("lingix_memory_source", {"memory_id": memory})

@@ -1,6 +1,7 @@
 """A real Lingix server in a subprocess: fresh SQLite file, real migrations, demo data,
 API tokens made by the CLI, `runserver` on 127.0.0.1. Shared by the plugin's tier-1
 tests and the `make e2e` run; stopped by PID."""
+
 from __future__ import annotations
 
 import json
@@ -85,9 +86,7 @@ class LingixServer:
         )
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [self.python, "manage.py", *args], cwd=REPO, env=self.env(), capture_output=True, text=True, timeout=300
-        )
+        done = subprocess.run([self.python, "manage.py", *args], cwd=REPO, env=self.env(), capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise RuntimeError(f"manage.py {' '.join(args)} failed: {done.stderr.strip()[-2000:]}")
         return done.stdout
@@ -108,7 +107,11 @@ class LingixServer:
         log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [self.python, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"],
-            cwd=REPO, env=self.env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         log.close()
         wait_http(f"{self.base_url}/api/v1/openapi.json", timeout=60, proc=self.proc, ok=lambda s: s == 200)
@@ -119,7 +122,9 @@ class LingixServer:
     def call(self, method: str, path: str, body=None, *, token: str, timeout: float = 60) -> tuple[int, dict]:
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         request = urllib.request.Request(
-            f"{self.base_url}/api/v1{path}", data=data, method=method,
+            f"{self.base_url}/api/v1{path}",
+            data=data,
+            method=method,
             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
         )
         try:

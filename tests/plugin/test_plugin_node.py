@@ -1,6 +1,7 @@
 """Plugin tier 1: `node --test` runs the OpenClaw plugin (registered into a recording fake
 `api`) against a live Lingix server in a subprocess; then the database is checked for
 what the plugin's auto-capture left behind."""
+
 import os
 import shutil
 import sqlite3
@@ -40,8 +41,7 @@ def test_node_suite_against_live_server(server):
     # decided by the funnel with a trace for each stage.
     with sqlite3.connect(server.db_path) as db:
         rows = db.execute(
-            "SELECT id, action, source, actor, advertiser, idempotency_key FROM governance_memoryevent "
-            "WHERE raw_text LIKE '%1.6元%'"
+            "SELECT id, action, source, actor, advertiser, idempotency_key FROM governance_memoryevent WHERE raw_text LIKE '%1.6元%'"
         ).fetchall()
         assert len(rows) == 1, rows
         event_id, action, source, actor, advertiser, key = rows[0]

@@ -1,5 +1,6 @@
 """Attack fixtures shared by the security suite: one token per advertiser, an operator,
 and memories owned by someone else, all created through the real services."""
+
 import pytest
 
 from tests.api.conftest import ApiClient, _fresh_throttle, make_token  # noqa: F401  (fixtures)
@@ -35,7 +36,11 @@ def global_rule(make_memory):
     """A global core rule every advertiser reads."""
     return make_memory(
         "医药OTC 类目全平台规则：处方药不得投放信息流广告，出价上限 3 元",
-        layer="L1", advertiser=None, source="human", business_line="医药OTC", category="合规",
+        layer="L1",
+        advertiser=None,
+        source="human",
+        business_line="医药OTC",
+        category="合规",
     )
 
 
@@ -43,5 +48,9 @@ def global_rule(make_memory):
 def brand_b_memory(make_memory):
     return make_memory(
         "brand_B 美妆 双十一 ROI 低于 1.8 时把出价下调 15%，晚间 20-23 点加价",
-        layer="L2", advertiser="brand_B", source="user", business_line="美妆", category="出价",
+        layer="L2",
+        advertiser="brand_B",
+        source="user",
+        business_line="美妆",
+        category="出价",
     )

@@ -1,5 +1,6 @@
 """Everything the database holds, as bytes: every row of every table (on SQLite the FTS
 shadow tables included), so a value can be looked for however it was stored."""
+
 from __future__ import annotations
 
 from django.db import connection

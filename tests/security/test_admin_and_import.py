@@ -1,5 +1,6 @@
 """The operator paths that store text: an admin edit through the real admin site and a
 trusted import through the CLI both refuse a credential, and nothing of it is stored."""
+
 import json
 
 import pytest
@@ -27,14 +28,28 @@ def operator_client(db, django_user_model):
 
 @pytest.fixture
 def l2_strategy(make_memory):
-    return make_memory("brand_A 美妆大促期间出价上调15%后 ROI 从1.8升到2.3", layer="L2", advertiser="brand_A",
-                       business_line="美妆", category="出价", importance=6.0)
+    return make_memory(
+        "brand_A 美妆大促期间出价上调15%后 ROI 从1.8升到2.3",
+        layer="L2",
+        advertiser="brand_A",
+        business_line="美妆",
+        category="出价",
+        importance=6.0,
+    )
 
 
 def _form(memory, **overrides):
-    data = {"content": memory.content, "importance": memory.importance, "confidence": memory.confidence,
-            "category": memory.category, "business_line": memory.business_line, "tier": memory.tier,
-            "expires_at_0": "", "expires_at_1": "", "_save": "Save"}
+    data = {
+        "content": memory.content,
+        "importance": memory.importance,
+        "confidence": memory.confidence,
+        "category": memory.category,
+        "business_line": memory.business_line,
+        "tier": memory.tier,
+        "expires_at_0": "",
+        "expires_at_1": "",
+        "_save": "Save",
+    }
     return {**data, **overrides}
 
 

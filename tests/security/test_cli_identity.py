@@ -1,12 +1,22 @@
 """The CLI acts as a real Django user: a free-text reviewer name records nobody, and the
 four-eyes rule holds for the command line too."""
+
 import pytest
 
 
 @pytest.fixture
 def open_item_id(db, cli):
-    code, body, _ = cli("ingest", "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行",
-                        "--advertiser", "brand_A", "--source", "user", "--layer", "L1", "--json")
+    code, body, _ = cli(
+        "ingest",
+        "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行",
+        "--advertiser",
+        "brand_A",
+        "--source",
+        "user",
+        "--layer",
+        "L1",
+        "--json",
+    )
     assert code == 0 and body["action"] == "PENDING_REVIEW", (body, _)
     return str(body["review_item_id"])
 

@@ -1,5 +1,6 @@
 """Hostile input to the conversation endpoints (/distill, /memories/{id}/source) and to
 /mcp, through the real URLconf, funnel (offline judge) and SQLite migrations."""
+
 import pytest
 
 from governance.models import DistillRun, MemoryEvent

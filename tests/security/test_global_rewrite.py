@@ -1,5 +1,6 @@
 """A scoped token's correction of a global memory never supersedes or reinforces it: the
 global row stays active for everyone, and brand_B never sees brand_A's text."""
+
 import pytest
 
 from governance.models import ReviewItem
@@ -20,8 +21,12 @@ CORRECTIONS = [
 @pytest.fixture
 def global_l2(make_memory):
     return make_memory(
-        "美妆类目通用规则：ROI 低于 1.5 时出价下调 10%", layer="L2", advertiser=None, source="human",
-        business_line="美妆", category="出价",
+        "美妆类目通用规则：ROI 低于 1.5 时出价下调 10%",
+        layer="L2",
+        advertiser=None,
+        source="human",
+        business_line="美妆",
+        category="出价",
     )
 
 

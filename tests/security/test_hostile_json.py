@@ -1,6 +1,7 @@
 """Hostile JSON bodies on every write and read endpoint: refused with a 4xx JSON detail,
 never a 5xx, and nothing written. Bodies are built as raw bytes (json.dumps cannot
 produce most of them)."""
+
 import pytest
 
 from governance.models import MemoryEvent

@@ -1,5 +1,6 @@
 """/mcp behind an IPv6 address: the Host header `[::1]:8000` is a valid host, not a 500.
 Through Django's test client and the real SDK bridge."""
+
 import pytest
 
 from tests.api.test_mcp_inprocess import initialize, rpc

@@ -1,6 +1,7 @@
 """Tool arguments reach /mcp through the SDK's own JSON parsing, not the API's strict parser;
 they must be refused exactly where POST /api/v1/trigger and /ingest refuse them, with
 nothing stored. Through Django's test client and the real SDK bridge."""
+
 import json
 
 import pytest
@@ -38,8 +39,10 @@ def test_trigger_data_the_api_refuses_is_refused_over_mcp_too(client, make_token
 def test_a_nan_in_trigger_data_is_a_422_tool_error_not_a_database_failure(client, make_token):
     _, raw = make_token("mcp-nan", ["brand_A"])
     initialize(client, raw)
-    body = ('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"trigger","arguments":'
-            '{"event_type":"strategy_execution","summary":"brand_A 美妆 ROI 复盘","data":{"ROI":NaN}}}}')
+    body = (
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"trigger","arguments":'
+        '{"event_type":"strategy_execution","summary":"brand_A 美妆 ROI 复盘","data":{"ROI":NaN}}}}'
+    )
     response = client.post("/mcp", data=body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}", **HEADERS)
     result = response.json()["result"]
     assert result["isError"] is True and "422:" in result["content"][0]["text"]

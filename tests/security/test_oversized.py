@@ -1,5 +1,6 @@
 """Oversized and slow queries: a query is cut to what the embedder reads and the cut is
 reported; past the documented limits the request is a 4xx, never a slow 200 or a 5xx."""
+
 import pytest
 
 LONG_ZH = "双十一大促期间 brand_A 美妆和医药OTC 的出价策略、ROI 目标与预算分配复盘，" * 60
@@ -27,8 +28,11 @@ def test_a_query_past_the_limit_is_422(brand_a, path):
 
 
 def test_a_long_conversation_in_recall_is_cut_and_reported(brand_a, global_rule):
-    messages = [{"role": "user", "content": LONG_ZH[:1500]}, {"role": "assistant", "content": LONG_EN[:1500]},
-                {"role": "user", "content": "医药OTC 出价上限是多少？" + LONG_ZH[:1800]}]
+    messages = [
+        {"role": "user", "content": LONG_ZH[:1500]},
+        {"role": "assistant", "content": LONG_EN[:1500]},
+        {"role": "user", "content": "医药OTC 出价上限是多少？" + LONG_ZH[:1800]},
+    ]
     response = brand_a.post("/recall", {"messages": messages})
     assert response.status_code == 200, response.content
     assert response.json()["query_truncated"] is True

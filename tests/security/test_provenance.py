@@ -1,5 +1,6 @@
 """Provenance comes from the credential: a default agent token may claim user, assistant,
 agent and tool, never human or system, and can never put a row in L1 or L4 itself."""
+
 import pytest
 
 from memories.models import Memory

@@ -1,6 +1,7 @@
 """The committed credential and personal-data corpus (tests/data/safety_hostile.jsonl)
 over HTTP with a brand_A token: a credential is refused, personal data is masked, and
 no value is in any table (raw, JSON-escaped or lowercased) nor in /recall output."""
+
 import pytest
 
 from governance.models import ReviewItem
@@ -62,9 +63,7 @@ def test_a_credential_in_a_review_note_is_not_stored(operator, open_item, case):
     assert leaks(operator.get("/review").content, case) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the credential detector does not scan idempotency_key or business_line: both are stored as sent"
-)
+@pytest.mark.xfail(strict=True, reason="the credential detector does not scan idempotency_key or business_line: both are stored as sent")
 @pytest.mark.parametrize("field", ["idempotency_key", "business_line"])
 def test_a_credential_in_a_short_field_is_not_stored(brand_a, field):
     case = next(c for c in HOSTILE if c["family"] == "stripe")

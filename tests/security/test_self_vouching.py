@@ -1,5 +1,6 @@
 """Assistant or agent text that says the user confirmed it earns nothing: it is never
 written as user-confirmed, and the confirmation words are recorded in the trace."""
+
 import pytest
 
 from memories.models import Memory

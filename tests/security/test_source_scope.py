@@ -2,6 +2,7 @@
 token's scope. A global memory is readable by every tenant; an event of brand_B that
 points at it (what an operator's approval of a brand_B proposal against a global memory
 leaves behind) keeps brand_B's conversation to brand_B and operators."""
+
 import pytest
 
 from governance.models import MemoryEvent
@@ -14,8 +15,14 @@ BRAND_B_TURN = "brand_B 内部：双11 美妆 ROI 低于 1.8 就把出价下调 
 @pytest.fixture
 def global_memory_from_brand_b(global_rule):
     MemoryEvent.objects.create(
-        kind="ingest", source="user", actor="token:agent-b", advertiser="brand_B", memory=global_rule, action="UPDATE",
-        session_id="sess-brand_B-双11", raw_text=BRAND_B_TURN,
+        kind="ingest",
+        source="user",
+        actor="token:agent-b",
+        advertiser="brand_B",
+        memory=global_rule,
+        action="UPDATE",
+        session_id="sess-brand_B-双11",
+        raw_text=BRAND_B_TURN,
         source_turns=[{"index": 3, "role": "user", "content": BRAND_B_TURN}],
     )
     return global_rule

@@ -1,5 +1,6 @@
 """A brand_A token against brand_B's data, on every read surface: nothing of brand_B's
 is returned, counted or decidable, and an explicit foreign advertiser is a 403."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """memory backup / restore on SQLite through the online backup API."""
+
 import sqlite3
 
 import pytest

@@ -1,6 +1,7 @@
 """The `memory` dispatcher as a separate process: it refuses to start a command that runs
 the judge when no provider is configured, in one line and without a traceback (read-only and
 maintenance commands run without one: tests/site/test_cli_fresh_shell.py)."""
+
 import subprocess
 import sys
 from pathlib import Path

@@ -1,6 +1,7 @@
 """The CLI from a new shell: after `make run` the printed commands work without the
 Makefile's exports (the settings file it leaves behind), real environment variables win,
 and only the commands that run the judge need one."""
+
 import json
 import subprocess
 import sys
@@ -75,8 +76,9 @@ def test_the_settings_file_make_run_writes_makes_the_printed_commands_work(migra
     # A new shell: nothing exported but the file's location.
     shell = {**env, "LINGIX_ENV_FILE": str(settings_file)}
     shell.pop("DATABASE_URL")
-    written = _memory(shell, "memory", "ingest", "用户纠正：brand_A 美妆类目出价不要超过1.5元", "--source", "user",
-                      "--advertiser", "brand_A", "--json")
+    written = _memory(
+        shell, "memory", "ingest", "用户纠正：brand_A 美妆类目出价不要超过1.5元", "--source", "user", "--advertiser", "brand_A", "--json"
+    )
     assert written.returncode == 0, written.stderr
     assert json.loads(written.stdout)["action"] in {"WRITE", "PENDING_REVIEW"}
 
@@ -84,8 +86,11 @@ def test_the_settings_file_make_run_writes_makes_the_printed_commands_work(migra
     from lingix_site.bootstrap import login_instructions
 
     banner = login_instructions({"admin_user": "admin", "admin_created": True, "demo": {"loaded": True, "imported": 0}})
-    printed = [line.split(".venv/bin/python manage.py ", 1)[1].split("  ")[0].split() for line in banner.splitlines()
-               if ".venv/bin/python manage.py " in line]
+    printed = [
+        line.split(".venv/bin/python manage.py ", 1)[1].split("  ")[0].split()
+        for line in banner.splitlines()
+        if ".venv/bin/python manage.py " in line
+    ]
     assert len(printed) >= 2
     for argv in printed:
         result = _memory(shell, *argv)

@@ -2,6 +2,7 @@
 
 Also the cross-process contract of the vector cache: a long-lived searching process sees
 writes made by other processes on its next search."""
+
 import json
 import sqlite3
 import subprocess
@@ -37,7 +38,12 @@ def memory(cli_env, *argv, env=None, stdin=None):
     """Run `manage.py memory ARGV`; returns (exit code, stdout, stderr)."""
     done = subprocess.run(
         [sys.executable, "manage.py", "memory", *argv],
-        cwd=REPO, env=env or cli_env["env"], capture_output=True, text=True, timeout=300, input=stdin,
+        cwd=REPO,
+        env=env or cli_env["env"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        input=stdin,
     )
     return done.returncode, done.stdout, done.stderr
 
@@ -101,8 +107,10 @@ def test_embed_backfill_json_with_nothing_to_do(cli_env):
 def test_a_bad_import_file_writes_nothing_and_names_the_line(cli_env, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
-        json.dumps({"layer": "L2", "content": "新规则：预算上调20%", "advertiser": "brand_A"}, ensure_ascii=False) + "\n"
-        + json.dumps({"layer": "L7", "content": "坏的一行"}, ensure_ascii=False) + "\n",
+        json.dumps({"layer": "L2", "content": "新规则：预算上调20%", "advertiser": "brand_A"}, ensure_ascii=False)
+        + "\n"
+        + json.dumps({"layer": "L7", "content": "坏的一行"}, ensure_ascii=False)
+        + "\n",
         encoding="utf-8",
     )
     code, out, err = memory(cli_env, "import", str(bad), "--json")
@@ -155,8 +163,13 @@ for line in sys.stdin:
 
 def test_a_long_lived_process_sees_writes_from_other_processes(cli_env, tmp_path):
     searcher = subprocess.Popen(
-        [sys.executable, "-c", SEARCHER], cwd=REPO, env=cli_env["env"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-c", SEARCHER],
+        cwd=REPO,
+        env=cli_env["env"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
     def ask(query: str, mode: str) -> list[int]:

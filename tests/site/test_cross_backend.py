@@ -1,5 +1,6 @@
 """Export from SQLite → import into PostgreSQL → export → import into SQLite is lossless.
 Runs in `make test-postgres` (it needs the PostgreSQL server that run provides)."""
+
 import json
 import os
 import subprocess

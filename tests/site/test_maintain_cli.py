@@ -1,4 +1,5 @@
 """`memory maintain` and `memory reflect` through the real command."""
+
 from collections import Counter
 from datetime import timedelta
 
@@ -13,8 +14,14 @@ def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, cli
     l2_by_scope = Counter(m.advertiser for m in demo_memories if m.layer == "L2")
     capacity = l2_by_scope["brand_A"] - 1
     policy("L2", capacity_per_advertiser=capacity)
-    due = make_memory("brand_A 感冒药计划今日ROI异常下降到1.2", layer="L3", advertiser="brand_A", source="tool",
-                      expires_at=timezone.now() - timedelta(minutes=1), embed=False)
+    due = make_memory(
+        "brand_A 感冒药计划今日ROI异常下降到1.2",
+        layer="L3",
+        advertiser="brand_A",
+        source="tool",
+        expires_at=timezone.now() - timedelta(minutes=1),
+        embed=False,
+    )
 
     code, body, err = cli("maintain", "--task", "all", "--json")
 

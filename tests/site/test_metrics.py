@@ -1,5 +1,6 @@
 """/metrics: a short scripted session through the real API, then a scrape that must carry
 every lingix_ family with the session's figures; and who may scrape."""
+
 import json
 
 import pytest
@@ -38,8 +39,9 @@ def _scrape(client: Client, **extra) -> dict[str, float]:
 
 
 def _api(client: Client, raw: str, path: str, body: dict):
-    return client.post(f"/api/v1{path}", data=json.dumps(body, ensure_ascii=False), content_type="application/json",
-                       HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client.post(
+        f"/api/v1{path}", data=json.dumps(body, ensure_ascii=False), content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}"
+    )
 
 
 def test_a_scripted_session_shows_in_every_family(demo_memories, settings, django_capture_on_commit_callbacks):
@@ -73,8 +75,11 @@ def test_a_scripted_session_shows_in_every_family(demo_memories, settings, djang
     after = _scrape(client)
     for family, sample in FAMILIES.items():
         assert f"family:{family}" in after, f"{family} missing from /metrics"
-        grown = after.get(sample, 0) - (0 if family in {"lingix_memories", "lingix_review_queue_size",
-                                                          "lingix_review_queue_oldest_age_seconds"} else before.get(sample, 0))
+        grown = after.get(sample, 0) - (
+            0
+            if family in {"lingix_memories", "lingix_review_queue_size", "lingix_review_queue_oldest_age_seconds"}
+            else before.get(sample, 0)
+        )
         assert grown > 0, f"{sample} did not move during the session"
 
     text = client.get("/metrics").content.decode()

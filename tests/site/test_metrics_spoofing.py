@@ -1,5 +1,6 @@
 """/metrics decides on the connection's address (REMOTE_ADDR) alone: headers a client
 writes itself never make it loopback. Through Django's test client and the real URLconf."""
+
 import pytest
 from django.test import Client
 

@@ -1,5 +1,6 @@
 """Small things an operator meets in the first hour: the front door, readable CLI output,
 every import error, an empty search, and a quiet server log for refused requests."""
+
 import json
 import logging
 
@@ -23,7 +24,7 @@ def test_status_prints_schedules_one_per_line(cli):
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("schedules ("))
     assert "Asia/Shanghai (UTC+08:00)" in lines[header]
-    schedule_lines = [line for line in lines[header + 1:] if line.startswith("  ")]
+    schedule_lines = [line for line in lines[header + 1 :] if line.startswith("  ")]
     assert any("expire L3" in line and "every 10 min" in line and "+08:00 (Asia/Shanghai)" in line for line in schedule_lines)
     assert not any('"func"' in line for line in lines)
 
@@ -37,12 +38,17 @@ def test_import_and_export_print_text_and_every_import_error(cli, tmp_path, demo
     assert code == 0 and out.startswith("would import 0 memories, skipped") and "dry run: nothing was written" in out
 
     bad = tmp_path / "bad.jsonl"
-    bad.write_text("\n".join([
-        json.dumps({"layer": "L9", "content": "双11 预算翻倍"}, ensure_ascii=False),
-        json.dumps({"layer": "L2"}),
-        "{not json",
-        json.dumps({"layer": "L4", "content": "美妆冷启动模板"}, ensure_ascii=False),
-    ]), encoding="utf-8")
+    bad.write_text(
+        "\n".join(
+            [
+                json.dumps({"layer": "L9", "content": "双11 预算翻倍"}, ensure_ascii=False),
+                json.dumps({"layer": "L2"}),
+                "{not json",
+                json.dumps({"layer": "L4", "content": "美妆冷启动模板"}, ensure_ascii=False),
+            ]
+        ),
+        encoding="utf-8",
+    )
     code, _, err = cli("import", str(bad))
     assert code == 1 and "(and" not in err
     assert err.splitlines()[0].endswith("problems:")
@@ -96,6 +102,7 @@ def test_subcommands_without_their_own_renderer_print_text(cli, demo_memories):
 def test_maintain_renders_each_task_as_indented_fields():
     from lingix_site.cli.maintain import _maintain_render
 
-    text = _maintain_render({"expire": {"expired": 3, "by_layer": {"L3": 3}, "memory_ids": [1, 2, 3]},
-                             "promote": {"outcomes": [], "by_layer": {}}})
+    text = _maintain_render(
+        {"expire": {"expired": 3, "by_layer": {"L3": 3}, "memory_ids": [1, 2, 3]}, "promote": {"outcomes": [], "by_layer": {}}}
+    )
     assert text.splitlines() == ["expire:", "  expired: 3", "  by_layer.L3: 3", "promote:", "  outcomes: (none)", "  by_layer: (none)"]

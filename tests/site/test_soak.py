@@ -1,5 +1,6 @@
 """The short soak: a real runserver and a real qcluster on one SQLite file, API writes and
 searches, every lifecycle task every few seconds (bench/soak.py does the work)."""
+
 import json
 import subprocess
 import sys
@@ -14,7 +15,10 @@ REPO = Path(__file__).resolve().parents[2]
 def test_short_soak_has_no_lock_errors_no_lost_writes_and_no_5xx():
     done = subprocess.run(
         [sys.executable, "-m", "bench.soak", "--seconds", "10", "--task-interval", "2", "--json", "--quiet"],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.stdout.strip(), done.stderr[-2000:]
     result = json.loads(done.stdout)

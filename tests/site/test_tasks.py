@@ -1,5 +1,6 @@
 """The django-q2 side: schedules declared once by the migration, and each task run
 through async_task (Q_CLUSTER sync mode in the test settings)."""
+
 from datetime import timedelta
 from importlib import import_module
 
@@ -62,8 +63,9 @@ def test_expire_task_runs_through_the_queue(make_memory):
 
 def test_evict_task_reports_tiers_and_eviction(make_memory, policy):
     policy("L2", capacity_per_advertiser=1)
-    old = make_memory("brand_C 去年的耳机素材测试结论", advertiser="brand_C", importance=1, embed=False,
-                      created_at=timezone.now() - timedelta(days=300))
+    old = make_memory(
+        "brand_C 去年的耳机素材测试结论", advertiser="brand_C", importance=1, embed=False, created_at=timezone.now() - timedelta(days=300)
+    )
     make_memory("brand_C 开学季预算提升40%后订单量增长55%", advertiser="brand_C", importance=7, embed=False)
     outcome = _run("lingix_site.tasks.evict")
     assert outcome["archived"] == 1 and outcome["memory_ids"] == [old.pk]
@@ -96,8 +98,14 @@ def test_promote_task_proposes_a_mature_strategy(make_memory, policy):
     from governance.models import ReviewItem
 
     policy("L2", auto_promote=False)
-    source = make_memory("brand_B 大促前3天降低出价15%蓄水，大促当天提价30%；目标ROI 3.5，实际4.1", advertiser="brand_B",
-                         importance=8, grounding="grounded", embed=False, created_at=timezone.now() - timedelta(days=20))
+    source = make_memory(
+        "brand_B 大促前3天降低出价15%蓄水，大促当天提价30%；目标ROI 3.5，实际4.1",
+        advertiser="brand_B",
+        importance=8,
+        grounding="grounded",
+        embed=False,
+        created_at=timezone.now() - timedelta(days=20),
+    )
     young = make_memory("brand_B 新品首周达人种草，目标ROI 3.0，实际3.6", advertiser="brand_B", importance=8, embed=False)
     Memory.objects.filter(pk__in=[source.pk, young.pk]).update(access_count=5)
     outcome = _run("lingix_site.tasks.promote")

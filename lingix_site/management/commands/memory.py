@@ -3,6 +3,7 @@
 Subcommands live in the app whose services they call (memories.cli, governance.cli,
 api.cli, lingix_site.cli); this file, at the top of the dependency order, imports each of
 them, dispatches, prints and turns every failure into one line on stderr."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,7 @@ from memories.cli.base import CliError, Subcommand, plain_text
 from memories.exceptions import DomainError
 
 # Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
-SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli, distill_cli,
-                      suggestions_cli]
+SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli, distill_cli, suggestions_cli]
 
 
 def _subcommands() -> list[Subcommand]:

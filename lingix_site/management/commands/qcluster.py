@@ -1,4 +1,5 @@
 """django-q2's qcluster, refusing to start without a configured judge provider."""
+
 from django_q.management.commands.qcluster import Command as QClusterCommand
 
 from lingix_site.startup import require_provider_or_exit

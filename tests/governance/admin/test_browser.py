@@ -1,6 +1,7 @@
 """A reviewer's morning in a real Chromium: log in, work the queue, check the result in
 the memory list, in `memory search` and on the dashboard. Screenshots land in
 test-artifacts/ (git-ignored)."""
+
 from __future__ import annotations
 
 import io

@@ -4,6 +4,7 @@ screen, the next-item flow that keeps its filter, a success message naming what 
 sampled-audit verdicts that say what they do (overturning an automatic REJECT writes the
 memory), and the event timeline in the reader's language with readable fields.
 Screenshots land in test-artifacts/ (git-ignored)."""
+
 from __future__ import annotations
 
 import re
@@ -29,11 +30,28 @@ ENGLISH_LEFT = re.compile(
 REPR = re.compile(r"\[\"|\[\'|\{\'|\{\"|\[\(|\bTrue\b|\bFalse\b|\bNone\b")
 
 LOCALES = {
-    "zh": {"locale": "zh-CN", "start": "开始审核", "next": "下一项", "supersedes": "取代", "confirm": "确认自动决策",
-           "overturn_write": "推翻并写入", "overturn_keep": "推翻，但保持拒绝", "written": "已写入 L2", "zone": "时间时区"},
-    "en": {"locale": "en-US", "start": "Start reviewing", "next": "Next item", "supersedes": "supersedes",
-           "confirm": "Confirm the automatic decision", "overturn_write": "Overturn and write", "overturn_keep": "Overturn, keep refused",
-           "written": "written to L2", "zone": "Times in"},
+    "zh": {
+        "locale": "zh-CN",
+        "start": "开始审核",
+        "next": "下一项",
+        "supersedes": "取代",
+        "confirm": "确认自动决策",
+        "overturn_write": "推翻并写入",
+        "overturn_keep": "推翻，但保持拒绝",
+        "written": "已写入 L2",
+        "zone": "时间时区",
+    },
+    "en": {
+        "locale": "en-US",
+        "start": "Start reviewing",
+        "next": "Next item",
+        "supersedes": "supersedes",
+        "confirm": "Confirm the automatic decision",
+        "overturn_write": "Overturn and write",
+        "overturn_keep": "Overturn, keep refused",
+        "written": "written to L2",
+        "zone": "Times in",
+    },
 }
 
 pytestmark = BROWSER_MARKS
@@ -45,8 +63,14 @@ def _audited_refusal():
 
     LayerPolicy.objects.update(sampled_audit_rate=1.0)
     decision = event_trigger(
-        event_type="periodic_pattern", advertiser="brand_B", source="user", layer="L2", business_line="医药OTC", summary=REFUSED,
-        actor="token:ops-agent", data={"period": "weekly"},
+        event_type="periodic_pattern",
+        advertiser="brand_B",
+        source="user",
+        layer="L2",
+        business_line="医药OTC",
+        summary=REFUSED,
+        actor="token:ops-agent",
+        data={"period": "weekly"},
     )
     LayerPolicy.objects.update(sampled_audit_rate=0.0)
     assert decision.action == "REJECT", decision.reasons
@@ -104,7 +128,7 @@ def _rows_are_short(page, *, max_px: int = 80) -> None:
 
 def _no_english_left(text: str) -> None:
     assert not ENGLISH_LEFT.search(text), ENGLISH_LEFT.search(text).group(0) + " in: " + text[:2000]
-    assert not REPR.search(text), text[max(0, REPR.search(text).start() - 300):REPR.search(text).end() + 200]
+    assert not REPR.search(text), text[max(0, REPR.search(text).start() - 300) : REPR.search(text).end() + 200]
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -209,7 +233,7 @@ def test_the_review_desk(page, live_server, desk, lang):
         details.evaluate("d => d.open = true")
     timeline = page.inner_text("#stage-timeline")
     assert "reviewer_li" in timeline and f"#{written.pk}" in timeline
-    assert not REPR.search(timeline), timeline[max(0, REPR.search(timeline).start() - 300):REPR.search(timeline).end() + 200]
+    assert not REPR.search(timeline), timeline[max(0, REPR.search(timeline).start() - 300) : REPR.search(timeline).end() + 200]
     if lang == "zh":
         _no_english_left(timeline + page.inner_text("fieldset:has(.field-reasons_shown)"))
         assert "人工审核" in timeline and "周期规律" in timeline

@@ -2,6 +2,7 @@
 advertiser's tree beside the global one with counts and summaries, and follows a node to
 its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
 organise_category_memories_zh.png."""
+
 from __future__ import annotations
 
 import pytest

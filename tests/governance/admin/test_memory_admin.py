@@ -1,4 +1,5 @@
 """The memory desk: filters, history, provenance, and every write traced and audited."""
+
 import pytest
 from django.urls import reverse
 
@@ -28,12 +29,20 @@ def _change_url(memory: Memory) -> str:
 
 @pytest.fixture
 def l1_rule(make_memory):
-    return make_memory("医药OTC 广告素材不得出现“治愈”“根治”等绝对化用语", layer="L1", business_line="医药OTC", category="compliance", source="human")
+    return make_memory(
+        "医药OTC 广告素材不得出现“治愈”“根治”等绝对化用语", layer="L1", business_line="医药OTC", category="compliance", source="human"
+    )
 
 
 @pytest.fixture
 def l2_strategy(make_memory):
-    return make_memory("brand_A 美妆大促期间出价上调15%后 ROI 从1.8升到2.3，适用于预算充足的场景", layer="L2", advertiser="brand_A", business_line="美妆", importance=6.0)
+    return make_memory(
+        "brand_A 美妆大促期间出价上调15%后 ROI 从1.8升到2.3，适用于预算充足的场景",
+        layer="L2",
+        advertiser="brand_A",
+        business_line="美妆",
+        importance=6.0,
+    )
 
 
 def test_reviewer_cannot_edit_l1(reviewer_client, l1_rule):
@@ -121,10 +130,17 @@ def test_restore_refuses_an_expired_fact(reviewer_client, make_memory):
 
     from django.utils import timezone
 
-    stale = make_memory("brand_B 冷启动期 CTR 异常偏低 0.3%", layer="L3", advertiser="brand_B", source="tool",
-                        expires_at=timezone.now() - timedelta(hours=1), status="archived")
-    response = reviewer_client.post(reverse("admin:memories_memory_changelist"),
-                                    {"action": "restore_selected", "_selected_action": [stale.pk]}, follow=True)
+    stale = make_memory(
+        "brand_B 冷启动期 CTR 异常偏低 0.3%",
+        layer="L3",
+        advertiser="brand_B",
+        source="tool",
+        expires_at=timezone.now() - timedelta(hours=1),
+        status="archived",
+    )
+    response = reviewer_client.post(
+        reverse("admin:memories_memory_changelist"), {"action": "restore_selected", "_selected_action": [stale.pk]}, follow=True
+    )
     stale.refresh_from_db()
     assert stale.status == "archived"
     assert "stale fact" in response.content.decode()

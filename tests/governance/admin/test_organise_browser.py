@@ -1,6 +1,7 @@
 """The organised view in a real Chromium, as a reviewer: the dashboard panel shows the
 playbooks a 双11 signal surfaced, and an entity's page lists the memories linked to it.
 Screenshots land in test-artifacts/ (git-ignored)."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,10 +20,17 @@ def organised(transactional_db, django_user_model, django_capture_on_commit_call
     import_demo("demo-organise", embed=True)
     with django_capture_on_commit_callbacks(execute=True):
         decision = event_trigger(
-            event_type="environment_change", advertiser="brand_B", source="tool",
+            event_type="environment_change",
+            advertiser="brand_B",
+            source="tool",
             summary="双11预热期开始，美妆类目抖音信息流CPM较上周上涨30%，需要调整出价节奏",
-            data={"event": "双11预热", "category": "美妆", "signal": "CPM上涨30%", "impact": "出价节奏按大促模板调整",
-                  "time_window": "2026-11-01 至 2026-11-11"},
+            data={
+                "event": "双11预热",
+                "category": "美妆",
+                "signal": "CPM上涨30%",
+                "impact": "出价节奏按大促模板调整",
+                "time_window": "2026-11-01 至 2026-11-11",
+            },
         )
     assert decision.action == "WRITE", decision.reasons
     staff_user(django_user_model, "reviewer_zhou", "reviewer", password=PASSWORD)

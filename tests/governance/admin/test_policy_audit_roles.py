@@ -1,4 +1,5 @@
 """Layer policies (operators only, audited), read-only records, roles and the zh-hans admin."""
+
 import pytest
 from django.urls import reverse
 

@@ -1,6 +1,7 @@
 """Every reason the funnel writes reads in Chinese in the admin, and JSON fields render as
 labelled fields, never as Python or JSON literals. The reasons come from the real offline
 funnel over the labelled guard cases, so a new sentence shape without a translation fails here."""
+
 import json
 import re
 from pathlib import Path
@@ -14,9 +15,11 @@ from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 
 CASES = Path(__file__).resolve().parents[2] / "data" / "guard_cases.jsonl"
 # English words a stored reason uses; none may survive translation.
-ENGLISH = re.compile(r"\b(attribution|criterion|criteria|confidence|contradicts|compatible|duplicate|memory|reviewer|grounding|"
-                     r"reinforced|rejected|approved|sampled|audit|picked|patterns|classify|credentials?|tentative|assistant|agent|"
-                     r"accepts|observation|expires|importance|no duplicate|WRITE|UPDATE|REJECT|PENDING_REVIEW|user_\w+|\w+_\w+)\b")
+ENGLISH = re.compile(
+    r"\b(attribution|criterion|criteria|confidence|contradicts|compatible|duplicate|memory|reviewer|grounding|"
+    r"reinforced|rejected|approved|sampled|audit|picked|patterns|classify|credentials?|tentative|assistant|agent|"
+    r"accepts|observation|expires|importance|no duplicate|WRITE|UPDATE|REJECT|PENDING_REVIEW|user_\w+|\w+_\w+)\b"
+)
 # Codes that are the same in both languages, and the quoted hedge or suggestion the rule found.
 KEPT = re.compile(r"'[^']*'|\bL[1-4]\b|#\d+|\bROI\b|\bCTR\b|\b[a-z]+_[a-z_]+_key\b|\bsecret_keyword\b|\bbase64_high_entropy_string\b")
 
@@ -54,8 +57,10 @@ def test_review_reasons_and_conflict_values_are_readable():
     with translation.override("zh-hans"):
         approved = translate_reason("approved by reviewer reviewer_li: UPDATE to L2 as memory #46")
         assert approved == "审核员 reviewer_li 批准：已更新到 L2，记忆 #46"
-        shown = translate_reason("contradicts memory #59 (different value: time: [(9.0, 11.0)] → [(0.0, 6.0)]) "
-                                 "without stronger evidence (4 ≤ 6): a person decides")
+        shown = translate_reason(
+            "contradicts memory #59 (different value: time: [(9.0, 11.0)] → [(0.0, 6.0)]) "
+            "without stronger evidence (4 ≤ 6): a person decides"
+        )
         assert "9:00–11:00 → 0:00–6:00" in shown and "[(" not in shown
         assert stage_label("guard_rules") == "守卫规则" and decision_label("PENDING_REVIEW") == "待审核"
         assert translate_reason("something no pattern knows") == "something no pattern knows"
@@ -63,8 +68,13 @@ def test_review_reasons_and_conflict_values_are_readable():
 
 def test_json_fields_render_as_labelled_fields():
     criterion = {"met": False, "zh": "多周期重复出现", "evidence": "suggested_action=['信息流']"}
-    scores = {"attribution": "user_stated", "signals": {"hedge": [], "suggestion": ["建议"]}, "verdict": "WRITE",
-              "related": [{"id": 45, "cosine": 0.9949, "relation": "contradiction"}], "criteria": {"repeated": criterion}}
+    scores = {
+        "attribution": "user_stated",
+        "signals": {"hedge": [], "suggestion": ["建议"]},
+        "verdict": "WRITE",
+        "related": [{"id": 45, "cosine": 0.9949, "relation": "contradiction"}],
+        "criteria": {"repeated": criterion},
+    }
     with translation.override("zh-hans"):
         html = str(readable(scores))
         for literal in ("{'", '{"', "['", '["', "True", "False", "None"):

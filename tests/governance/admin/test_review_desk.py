@@ -1,5 +1,6 @@
 """The review queue, the event timeline and the dashboard, over items the real offline
 funnel parked."""
+
 import re
 
 import pytest
@@ -65,7 +66,9 @@ def test_detail_shows_candidate_beside_the_conflicting_memory_with_a_diff(review
     assert reverse("admin:governance_memoryevent_change", args=[item.event_id]) in page
 
 
-def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(reviewer_client, reviewer, queue, django_capture_on_commit_callbacks):
+def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(
+    reviewer_client, reviewer, queue, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         written_b, parked_b = seed_second_conflict()
     item = ReviewItem.objects.get(pk=parked_b.review_item_id)
@@ -73,7 +76,12 @@ def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(
     assert any("Approved review item" in m for m in _messages(response))
     item.refresh_from_db()
     assert (item.status, item.reviewer_id, item.reviewer_name, item.note, item.decision_correct) == (
-        "approved", reviewer.pk, "reviewer_li", "核对过投放数据，确认有效", False)
+        "approved",
+        reviewer.pk,
+        "reviewer_li",
+        "核对过投放数据，确认有效",
+        False,
+    )
     memory = Memory.objects.get(events=item.event)
     # The newer result replaces the old one as version 2 of the same chain.
     assert (memory.status, memory.layer, memory.content, memory.version) == ("active", "L2", UPDATE_B, 2)
@@ -121,9 +129,19 @@ def test_reject_needs_a_note(reviewer_client, queue):
 
 
 def test_nobody_approves_their_own_proposal(reviewer_client, reviewer, second_reviewer_client, queue):
-    own = review_item_create(kind="pending_write", reason="人工提议：新增一条美妆投放经验", advertiser="brand_A",
-                             candidate={"content": "brand_A 美妆新品期优先投放短视频素材，CTR 高出 30%", "layer": "L2", "advertiser": "brand_A", "source": "human"},
-                             proposed_by="reviewer_li", proposed_by_user=reviewer)
+    own = review_item_create(
+        kind="pending_write",
+        reason="人工提议：新增一条美妆投放经验",
+        advertiser="brand_A",
+        candidate={
+            "content": "brand_A 美妆新品期优先投放短视频素材，CTR 高出 30%",
+            "layer": "L2",
+            "advertiser": "brand_A",
+            "source": "human",
+        },
+        proposed_by="reviewer_li",
+        proposed_by_user=reviewer,
+    )
     page = reviewer_client.get(reverse("admin:governance_reviewitem_change", args=[own.pk])).content.decode()
     assert 'id="self-proposed"' in page and 'id="approve-button"' not in page
 
@@ -133,8 +151,10 @@ def test_nobody_approves_their_own_proposal(reviewer_client, reviewer, second_re
     assert own.status == "open"
 
     # bulk approve skips it as well
-    reviewer_client.post(reverse("admin:governance_reviewitem_changelist"),
-                         {"action": "approve_selected", "_selected_action": [own.pk], "apply": "1", "note": ""})
+    reviewer_client.post(
+        reverse("admin:governance_reviewitem_changelist"),
+        {"action": "approve_selected", "_selected_action": [own.pk], "apply": "1", "note": ""},
+    )
     own.refresh_from_db()
     assert own.status == "open"
 
@@ -153,13 +173,17 @@ def test_bulk_reject_requires_a_note_and_bulk_approve_works(reviewer_client, ope
     assert refused.status_code == 200 and "needs a note" in refused.content.decode()
     assert set(ReviewItem.objects.filter(pk__in=both).values_list("status", flat=True)) == {"open"}
 
-    reviewer_client.post(url, {"action": "reject_selected", "_selected_action": [queue["conflict"].pk], "apply": "1", "note": "批量驳回：数据口径不一致"})
+    reviewer_client.post(
+        url, {"action": "reject_selected", "_selected_action": [queue["conflict"].pk], "apply": "1", "note": "批量驳回：数据口径不一致"}
+    )
     # Bulk approval of the L1 rule is skipped for a reviewer and goes through for an operator.
     reviewer_client.post(url, {"action": "approve_selected", "_selected_action": [queue["parked"].pk], "apply": "1", "note": ""})
     assert ReviewItem.objects.get(pk=queue["parked"].pk).status == "open"
     operator_client.post(url, {"action": "approve_selected", "_selected_action": [queue["parked"].pk], "apply": "1", "note": ""})
     assert dict(ReviewItem.objects.filter(pk__in=both).values_list("pk", "status")) == {
-        queue["conflict"].pk: "rejected", queue["parked"].pk: "approved"}
+        queue["conflict"].pk: "rejected",
+        queue["parked"].pk: "approved",
+    }
 
 
 def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
@@ -170,7 +194,9 @@ def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
     assert len(stages) >= 4
     from governance.admin.reason_text import stage_label
 
-    positions = [page.index(f"<b>{seq}. {stage_label(stage)}</b>") for seq, stage in event.traces.order_by("seq").values_list("seq", "stage")]
+    positions = [
+        page.index(f"<b>{seq}. {stage_label(stage)}</b>") for seq, stage in event.traces.order_by("seq").values_list("seq", "stage")
+    ]
     assert positions == sorted(positions)  # in funnel order
     assert "offline" in page and " ms" in page
 
@@ -196,10 +222,13 @@ def test_dashboard_in_chinese(reviewer_client, queue):
     assert "当前使用离线判定引擎" in page and "各层有效记忆数" in page and "审核队列" in page
 
 
-@pytest.mark.parametrize("provider, key, banner, text", [
-    ("openai", "sk-test-not-real", "llm", "gpt-4o-mini"),
-    ("", None, "error", "MEMORY_LLM_PROVIDER=offline"),
-])
+@pytest.mark.parametrize(
+    "provider, key, banner, text",
+    [
+        ("openai", "sk-test-not-real", "llm", "gpt-4o-mini"),
+        ("", None, "error", "MEMORY_LLM_PROVIDER=offline"),
+    ],
+)
 def test_dashboard_names_the_judge(reviewer_client, settings, monkeypatch, provider, key, banner, text):
     settings.MEMORY_LLM_PROVIDER = provider
     settings.MEMORY_JUDGE_MODEL = "gpt-4o-mini"

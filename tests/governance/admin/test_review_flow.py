@@ -1,6 +1,7 @@
 """Working the queue without a browser: the filter survives a decision, the item page links
 the next open item of the same filtered list, the message names what changed, and a sampled
 audit offers verdicts that say what they do."""
+
 from urllib.parse import urlencode
 
 import pytest
@@ -22,8 +23,16 @@ def queue(db, django_capture_on_commit_callbacks):
         written, conflict, parked = seed_queue()
         written_b, update_b = seed_second_conflict()
         LayerPolicy.objects.update(sampled_audit_rate=1.0)
-        refused = event_trigger(event_type="periodic_pattern", advertiser="brand_B", source="user", layer="L2", business_line="医药OTC",
-                                summary="brand_B 医药OTC 每周一上午信息流点击率偏高", actor="token:ops-agent", data={"period": "weekly"})
+        refused = event_trigger(
+            event_type="periodic_pattern",
+            advertiser="brand_B",
+            source="user",
+            layer="L2",
+            business_line="医药OTC",
+            summary="brand_B 医药OTC 每周一上午信息流点击率偏高",
+            actor="token:ops-agent",
+            data={"period": "weekly"},
+        )
         LayerPolicy.objects.update(sampled_audit_rate=0.0)
     assert refused.action == "REJECT"
     return {

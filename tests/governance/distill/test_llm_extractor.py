@@ -1,5 +1,6 @@
 """The gateway extractor of session distillation: the real `openai` client against the
 fake OpenAI-compatible server on 127.0.0.1, with its fallback to the offline extractor."""
+
 import json
 from pathlib import Path
 
@@ -23,12 +24,19 @@ def run(django_capture_on_commit_callbacks, **kw):
 
 def test_the_model_points_at_turns_and_the_funnel_decides(openai_gateway, django_capture_on_commit_callbacks):
     script_ok(openai_gateway)
-    openai_gateway.route("prompt:distill", chat({"candidates": [
-        {"turns": [1, 2], "kind": "confirmation", "reason": "用户确认了冷启动出价方案"},
-        {"turns": [5], "kind": "correction", "reason": "日预算上限更正为5000元"},
-        {"turns": [6], "kind": "preference", "reason": "only the assistant said it"},  # must not be kept
-        {"turns": [99], "kind": "decision"},  # no such turn
-    ]}))
+    openai_gateway.route(
+        "prompt:distill",
+        chat(
+            {
+                "candidates": [
+                    {"turns": [1, 2], "kind": "confirmation", "reason": "用户确认了冷启动出价方案"},
+                    {"turns": [5], "kind": "correction", "reason": "日预算上限更正为5000元"},
+                    {"turns": [6], "kind": "preference", "reason": "only the assistant said it"},  # must not be kept
+                    {"turns": [99], "kind": "decision"},  # no such turn
+                ]
+            }
+        ),
+    )
     result = run(django_capture_on_commit_callbacks)
     assert result["extractor"] == "llm" and result["candidates"] == 2
     assert "2 model candidate(s) dropped" in result["extractor_note"]
@@ -44,11 +52,14 @@ def test_the_model_points_at_turns_and_the_funnel_decides(openai_gateway, django
     assert request.json["response_format"] == {"type": "json_object"}
 
 
-@pytest.mark.parametrize("reply, reason", [
-    (chat("这不是JSON"), "malformed JSON"),
-    (chat({"candidates": [{"turns": [], "kind": "preference"}]}), "malformed JSON"),
-    (chat({"candidates": []}, delay=2.0), "timeout"),
-])
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        (chat("这不是JSON"), "malformed JSON"),
+        (chat({"candidates": [{"turns": [], "kind": "preference"}]}), "malformed JSON"),
+        (chat({"candidates": []}, delay=2.0), "timeout"),
+    ],
+)
 def test_a_failing_extractor_falls_back_to_the_offline_one_and_says_so(openai_gateway, django_capture_on_commit_callbacks, reply, reason):
     script_ok(openai_gateway)
     openai_gateway.route("prompt:distill", reply)

@@ -1,6 +1,7 @@
 """What the gateway extractor of session distillation is shown: the turns with credentials
 cut and personal data masked, as the judge is. The real `openai` client against the fake
 OpenAI-compatible server."""
+
 import pytest
 
 from governance.distill.services import session_distill

@@ -1,5 +1,6 @@
 """The offline classifier: each trigger type recognised from Chinese and English text,
 and chatter refused before the funnel with its own trace."""
+
 import pytest
 
 from governance.providers.offline import offline_classify
@@ -31,7 +32,9 @@ def test_each_trigger_type_is_recognised(expected, source, text):
     assert out.confidence >= 0.5
 
 
-@pytest.mark.parametrize("text", ["你好", "好的，谢谢", "收到，明白了", "ok thanks", "Hello!", "got it", "今天天气不错，大家辛苦了", "Let's sync tomorrow"])
+@pytest.mark.parametrize(
+    "text", ["你好", "好的，谢谢", "收到，明白了", "ok thanks", "Hello!", "got it", "今天天气不错，大家辛苦了", "Let's sync tomorrow"]
+)
 def test_chatter_is_not_classified(text):
     out = offline_classify(text, "user")
     assert out.trigger_type == "none" or out.confidence < 0.5

@@ -1,5 +1,6 @@
 """The conflict stage must see memories committed by earlier requests, on every backend.
 (Inside one test transaction every cache reloads anyway; committed data is the real case.)"""
+
 import pytest
 
 from governance.models import LayerPolicy

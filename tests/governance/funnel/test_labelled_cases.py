@@ -1,5 +1,6 @@
 """The labelled Chinese/English set (tests/data/guard_cases.jsonl) through the offline
 funnel. The bar: no false writes, and most of what should be kept is kept."""
+
 import pytest
 
 from bench.funnel import CASES, evaluate_cases, load_cases

@@ -1,4 +1,5 @@
 """The hard layer rules in both directions, and L3's TTL from LayerPolicy at write time."""
+
 from datetime import timedelta
 
 import pytest
@@ -47,7 +48,14 @@ def test_injected_system_instruction_changes_no_rule_outcome(ingest):
 
 @pytest.mark.parametrize("source", ["human", "tool", "user"])
 def test_l4_is_never_written_from_outside(trigger, source):
-    d = trigger("strategy_execution", summary="冷启动期出价上浮20%，目标ROI 1.5，实际1.8，因为曝光增加", data={"target": 1.5, "actual": 1.8, "conditions": "冷启动期"}, source=source, layer="L4", advertiser="brand_A")
+    d = trigger(
+        "strategy_execution",
+        summary="冷启动期出价上浮20%，目标ROI 1.5，实际1.8，因为曝光增加",
+        data={"target": 1.5, "actual": 1.8, "conditions": "冷启动期"},
+        source=source,
+        layer="L4",
+        advertiser="brand_A",
+    )
     assert d.action == "REJECT"
     assert any("L4 accepts no outside writes" in r for r in d.reasons)
     assert not Memory.objects.exists()

@@ -1,4 +1,5 @@
 """Secrets through the funnel, domain errors, idempotency and the all-or-nothing transaction."""
+
 import pytest
 from django.db import connection
 
@@ -38,14 +39,24 @@ def test_secret_is_rejected_and_redacted(ingest, set_audit_rate, kind, text):
     d = ingest(text, source="user", advertiser="brand_A")
     assert d.action == "REJECT" and any(kind in r for r in d.reasons)
     assert not Memory.objects.exists()
-    secret = {"provider_api_key": "sk-proj-AbCdEf0123456789XyZabcdef", "aws_access_key": "AKIAIOSFODNN7EXAMPLE", "bearer_token": "eyZ1abcdefghijklmnopqrstu",
-              "json_web_token": "eyJhbGciOiJIUzI1NiJ9", "secret_keyword": "Lingix#2026pass" if "Lingix" in text else "hunter2hunter"}[kind]
+    secret = {
+        "provider_api_key": "sk-proj-AbCdEf0123456789XyZabcdef",
+        "aws_access_key": "AKIAIOSFODNN7EXAMPLE",
+        "bearer_token": "eyZ1abcdefghijklmnopqrstu",
+        "json_web_token": "eyJhbGciOiJIUzI1NiJ9",
+        "secret_keyword": "Lingix#2026pass" if "Lingix" in text else "hunter2hunter",
+    }[kind]
     assert secret not in _dump()
     assert "[REDACTED:" in MemoryEvent.objects.get(pk=d.event_id).raw_text
 
 
 def test_secret_inside_trigger_data_is_redacted(trigger):
-    d = trigger("environment_change", summary="系统监测到今天大促流量上涨，需调整出价", data={"api_key": "plain-secret-value-123", "note": "token sk-abcdefghijklmnopqrstuvwx"}, source="tool")
+    d = trigger(
+        "environment_change",
+        summary="系统监测到今天大促流量上涨，需调整出价",
+        data={"api_key": "plain-secret-value-123", "note": "token sk-abcdefghijklmnopqrstuvwx"},
+        source="tool",
+    )
     assert d.action == "REJECT"
     dump = _dump()
     assert "plain-secret-value-123" not in dump and "sk-abcdefghijklmnopqrstuvwx" not in dump
@@ -56,16 +67,19 @@ def test_ordinary_text_is_not_mistaken_for_a_secret(ingest):
     assert d.action == "WRITE"
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: event_trigger(event_type="user_feedbackx", summary="x"), "unknown event type"),
-    (lambda: event_ingest(text="用户要求出价不超过1元", source="robot"), "unknown source"),
-    (lambda: event_ingest(text="用户要求出价不超过1元", layer="L9"), "unknown layer"),
-    (lambda: event_ingest(text="出价" * 6000), "limit"),
-    (lambda: event_ingest(text="   "), "empty"),
-    (lambda: event_trigger(event_type="user_feedback", data=["not", "an", "object"]), "JSON object"),
-    (lambda: event_trigger(event_type="user_feedback"), "summary or some data"),
-    (lambda: event_ingest(text="用户要求出价不超过1元", advertiser="a" * 65), "longer than 64"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: event_trigger(event_type="user_feedbackx", summary="x"), "unknown event type"),
+        (lambda: event_ingest(text="用户要求出价不超过1元", source="robot"), "unknown source"),
+        (lambda: event_ingest(text="用户要求出价不超过1元", layer="L9"), "unknown layer"),
+        (lambda: event_ingest(text="出价" * 6000), "limit"),
+        (lambda: event_ingest(text="   "), "empty"),
+        (lambda: event_trigger(event_type="user_feedback", data=["not", "an", "object"]), "JSON object"),
+        (lambda: event_trigger(event_type="user_feedback"), "summary or some data"),
+        (lambda: event_ingest(text="用户要求出价不超过1元", advertiser="a" * 65), "longer than 64"),
+    ],
+)
 def test_bad_input_is_a_domain_error_and_writes_nothing(call, match):
     with pytest.raises(DomainError, match=match):
         call()
@@ -73,7 +87,9 @@ def test_bad_input_is_a_domain_error_and_writes_nothing(call, match):
 
 
 def test_idempotency_key_returns_the_first_decision(ingest):
-    first = ingest("用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A", idempotency_key="k-1", actor="token:ops")
+    first = ingest(
+        "用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A", idempotency_key="k-1", actor="token:ops"
+    )
     again = ingest("完全不同的文本：你好", source="user", advertiser="brand_A", idempotency_key="k-1", actor="token:ops")
     assert again.replayed and again.as_dict()["event_id"] == first.event_id
     assert (again.action, again.memory_id) == (first.action, first.memory_id)

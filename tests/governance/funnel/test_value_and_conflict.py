@@ -1,4 +1,5 @@
 """8 trigger types × 3 value criteria (met / one missing), and the conflict stage."""
+
 import pytest
 
 from governance.models import MemoryEvent, Trace
@@ -9,12 +10,54 @@ pytestmark = pytest.mark.django_db
 # (event_type, source, summary that meets all three, data, summary missing one criterion, the missing key)
 CASES = [
     ("user_feedback", "user", "用户纠正：brand_A 出价不要超过1.5元", {}, "用户纠正：brand_A 那个不太对", "concrete_action"),
-    ("strategy_execution", "tool", "冷启动期出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加", {"target": 1.5, "actual": 1.8}, "出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加", "conditions"),
-    ("environment_change", "tool", "系统监测到双11大促期间美妆流量上涨，需调整出价", {}, "系统监测到美妆流量上涨，需调整出价", "time_bound"),
-    ("rule_update", "human", "公司规定：所有医药OTC账户日预算不得超过5000元", {}, "公司规定：医药OTC账户预算大约5000元左右比较好", "hard_constraint"),
-    ("anomaly_pattern", "tool", "Search ROI dropped 45% for 3 consecutive days due to a competitor bid war", {}, "Search ROI dropped 45% yesterday due to a competitor bid war", "not_one_off"),
-    ("performance_optimization", "tool", "仅调整出价时段后，CTR从2.0%提升到2.6%", {"before": 2.0, "after": 2.6}, "调整出价时段和创意后，CTR从2.0%提升到2.6%", "single_variable"),
-    ("cross_domain_correlation", "tool", "美妆与母婴类目ROI联动，相关系数0.82，样本120个，已排除大促影响", {}, "美妆与母婴类目ROI联动，相关系数0.82，样本120个", "confounders_excluded"),
+    (
+        "strategy_execution",
+        "tool",
+        "冷启动期出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加",
+        {"target": 1.5, "actual": 1.8},
+        "出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加",
+        "conditions",
+    ),
+    (
+        "environment_change",
+        "tool",
+        "系统监测到双11大促期间美妆流量上涨，需调整出价",
+        {},
+        "系统监测到美妆流量上涨，需调整出价",
+        "time_bound",
+    ),
+    (
+        "rule_update",
+        "human",
+        "公司规定：所有医药OTC账户日预算不得超过5000元",
+        {},
+        "公司规定：医药OTC账户预算大约5000元左右比较好",
+        "hard_constraint",
+    ),
+    (
+        "anomaly_pattern",
+        "tool",
+        "Search ROI dropped 45% for 3 consecutive days due to a competitor bid war",
+        {},
+        "Search ROI dropped 45% yesterday due to a competitor bid war",
+        "not_one_off",
+    ),
+    (
+        "performance_optimization",
+        "tool",
+        "仅调整出价时段后，CTR从2.0%提升到2.6%",
+        {"before": 2.0, "after": 2.6},
+        "调整出价时段和创意后，CTR从2.0%提升到2.6%",
+        "single_variable",
+    ),
+    (
+        "cross_domain_correlation",
+        "tool",
+        "美妆与母婴类目ROI联动，相关系数0.82，样本120个，已排除大促影响",
+        {},
+        "美妆与母婴类目ROI联动，相关系数0.82，样本120个",
+        "confounders_excluded",
+    ),
     ("periodic_pattern", "tool", "过去6周每周五晚高峰CTR最高，建议周五加价", {}, "今天周五晚高峰CTR最高，建议周五加价", "repeated"),
 ]
 
@@ -25,7 +68,9 @@ def test_all_three_criteria_needed(trigger, event_type, source, good, data, bad,
     value = Trace.objects.get(event_id=passed.event_id, stage="value")
     assert value.decision == "PASS", value.scores
     assert value.scores["met"] == 3
-    failed = trigger(event_type, summary=bad, data={k: v for k, v in data.items() if k not in {"conditions"}}, source=source, advertiser="brand_A")
+    failed = trigger(
+        event_type, summary=bad, data={k: v for k, v in data.items() if k not in {"conditions"}}, source=source, advertiser="brand_A"
+    )
     trace = Trace.objects.get(event_id=failed.event_id, stage="value")
     assert trace.decision == "REJECT" and failed.action == "REJECT"
     assert trace.scores["criteria"][missing]["met"] is False
@@ -85,7 +130,13 @@ def test_l1_is_never_overwritten_automatically(ingest):
 
 
 def test_validator_scores_importance(trigger):
-    strong = trigger("strategy_execution", summary="冷启动期出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加", data={"target": 1.5, "actual": 1.8, "bid_change_pct": 20, "occurrences": 3}, source="tool", advertiser="brand_A")
+    strong = trigger(
+        "strategy_execution",
+        summary="冷启动期出价上浮20%后，ROI目标1.5实际1.8，因为曝光增加",
+        data={"target": 1.5, "actual": 1.8, "bid_change_pct": 20, "occurrences": 3},
+        source="tool",
+        advertiser="brand_A",
+    )
     weak = trigger("user_feedback", summary="用户说对于brand_B不要投这个渠道", source="user", advertiser="brand_B")
     s, w = Memory.objects.get(pk=strong.memory_id), Memory.objects.get(pk=weak.memory_id)
     assert 0 <= w.importance < s.importance <= 10

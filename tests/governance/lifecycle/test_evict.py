@@ -1,16 +1,26 @@
 """Retention tiers and capacity eviction with a controllable clock."""
+
 from datetime import timedelta
 
+from governance.lifecycle.evict import EVICT_STAGE, TIER_STAGE, memories_decay_and_evict, memories_evict, memories_retier
 from governance.models import Trace
 from memories.constants import Status, Tier
-from governance.lifecycle.evict import EVICT_STAGE, TIER_STAGE, memories_decay_and_evict, memories_evict, memories_retier
 from memories.models import Memory
 from tests.clock import T0
 
 
 def strategy(make_memory, content, *, advertiser="brand_A", layer="L2", days_old=10, importance=6.0, recalls=0, **fields):
-    memory = make_memory(content, layer=layer, advertiser=advertiser, importance=importance, confidence=0.8,
-                         source=fields.pop("source", "tool"), created_at=T0 - timedelta(days=days_old), embed=False, **fields)
+    memory = make_memory(
+        content,
+        layer=layer,
+        advertiser=advertiser,
+        importance=importance,
+        confidence=0.8,
+        source=fields.pop("source", "tool"),
+        created_at=T0 - timedelta(days=days_old),
+        embed=False,
+        **fields,
+    )
     if recalls:
         Memory.objects.filter(pk=memory.pk).update(access_count=recalls, last_accessed_at=T0 - timedelta(days=1))
     return memory

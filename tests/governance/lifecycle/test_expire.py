@@ -1,11 +1,12 @@
 """L3 expiry with a controllable clock."""
+
 from datetime import timedelta
 
 import pytest
 
+from governance.lifecycle.expire import STAGE, memories_expire
 from governance.models import Trace
 from memories.constants import Status
-from governance.lifecycle.expire import STAGE, memories_expire
 from memories.models import Memory
 from memories.selectors import memory_search
 from tests.clock import T0
@@ -15,8 +16,9 @@ from tests.clock import T0
 def signals(make_memory):
     def _make(content, hours, **fields):
         fields.setdefault("source", "tool")
-        return make_memory(content, layer="L3", advertiser="brand_A", expires_at=T0 + timedelta(hours=hours),
-                           created_at=T0 - timedelta(hours=1), **fields)
+        return make_memory(
+            content, layer="L3", advertiser="brand_A", expires_at=T0 + timedelta(hours=hours), created_at=T0 - timedelta(hours=1), **fields
+        )
 
     return _make
 
@@ -28,7 +30,8 @@ def test_l3_past_its_ttl_expires_and_one_before_it_stays(signals):
     report = memories_expire(now=T0)
 
     assert report["expired"] == 1 and report["by_layer"] == {"L3": 1}
-    due.refresh_from_db(); later.refresh_from_db()
+    due.refresh_from_db()
+    later.refresh_from_db()
     assert due.status == Status.EXPIRED and due.valid_to == T0
     assert later.status == Status.ACTIVE
     # Three hours on, the second one goes too.

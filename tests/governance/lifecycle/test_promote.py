@@ -1,14 +1,15 @@
 """L2 → L4 promotion: criteria from LayerPolicy, review by default, auto on request."""
+
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from governance.constants import EventKind, ReviewKind, ReviewStatus
+from governance.lifecycle.promote import STAGE, memories_promote, promotion_candidates
 from governance.models import MemoryEvent, ReviewItem, Trace
 from governance.services import review_approve, review_item_create, review_reject
 from memories.constants import Attribution, Layer, Status
-from governance.lifecycle.promote import STAGE, memories_promote, promotion_candidates
 from memories.models import Memory
 from tests.clock import T0
 
@@ -20,9 +21,20 @@ def mature(make_memory, policy):
     policy("L2", promotion_min_age_days=14, promotion_min_recalls=3, promotion_min_importance=7.0, auto_promote=False)
 
     def _make(content=STRATEGY, *, days_old=30, recalls=5, reinforcements=0, importance=8.0, **fields):
-        memory = make_memory(content, layer="L2", advertiser=fields.pop("advertiser", "brand_A"), business_line="medical",
-                             category="医药OTC", source="tool", grounding=fields.pop("grounding", "grounded"),
-                             importance=importance, confidence=0.8, created_at=T0 - timedelta(days=days_old), embed=False, **fields)
+        memory = make_memory(
+            content,
+            layer="L2",
+            advertiser=fields.pop("advertiser", "brand_A"),
+            business_line="medical",
+            category="医药OTC",
+            source="tool",
+            grounding=fields.pop("grounding", "grounded"),
+            importance=importance,
+            confidence=0.8,
+            created_at=T0 - timedelta(days=days_old),
+            embed=False,
+            **fields,
+        )
         Memory.objects.filter(pk=memory.pk).update(access_count=recalls, reinforcement_count=reinforcements)
         memory.refresh_from_db()
         return memory
@@ -71,8 +83,12 @@ def test_approving_the_item_writes_an_l4_template_linked_to_its_source(mature):
 def test_a_rejected_promotion_is_not_proposed_again(mature):
     mature()
     memories_promote(now=T0)
-    review_reject(item=ReviewItem.objects.get(kind=ReviewKind.PROMOTION), reviewer=reviewer(), reviewer_name="reviewer_li",
-                  note="只在冷启动期有效，不够通用")
+    review_reject(
+        item=ReviewItem.objects.get(kind=ReviewKind.PROMOTION),
+        reviewer=reviewer(),
+        reviewer_name="reviewer_li",
+        note="只在冷启动期有效，不够通用",
+    )
     assert memories_promote(now=T0 + timedelta(days=30))["candidates"] == 0
     assert not Memory.objects.filter(layer=Layer.L4).exists()
 
@@ -143,8 +159,11 @@ def test_an_open_conflict_blocks_promotion_until_it_is_settled(mature):
 def test_the_review_path_and_the_auto_path_write_the_same_template(mature, policy):
     first = mature()
     memories_promote(now=T0)
-    approved = Memory.objects.get(pk=review_approve(item=ReviewItem.objects.get(kind=ReviewKind.PROMOTION),
-                                                   reviewer=reviewer(), reviewer_name="reviewer_li").memory_id)
+    approved = Memory.objects.get(
+        pk=review_approve(
+            item=ReviewItem.objects.get(kind=ReviewKind.PROMOTION), reviewer=reviewer(), reviewer_name="reviewer_li"
+        ).memory_id
+    )
     policy("L2", auto_promote=True)
     second = mature("brand_B 大促前3天降低出价15%蓄水，大促当天提价30%；目标ROI 3.5，实际4.1", advertiser="brand_B")
     memories_promote(now=T0)

@@ -1,5 +1,6 @@
 """Reflection: stale memories, contradictions and repeated rejects become review items
 and a stored report."""
+
 from datetime import timedelta
 
 import pytest
@@ -15,8 +16,16 @@ from tests.clock import T0
 @pytest.fixture
 def remember(make_memory):
     def _make(content, *, advertiser="brand_A", layer="L2", days_old=5, importance=6.0, **fields):
-        return make_memory(content, layer=layer, advertiser=advertiser, importance=importance, source=fields.pop("source", "tool"),
-                           created_at=T0 - timedelta(days=days_old), embed=False, **fields)
+        return make_memory(
+            content,
+            layer=layer,
+            advertiser=advertiser,
+            importance=importance,
+            source=fields.pop("source", "tool"),
+            created_at=T0 - timedelta(days=days_old),
+            embed=False,
+            **fields,
+        )
 
     return _make
 

@@ -1,5 +1,6 @@
 """Kind, category and abstracts: decided in the governed write, backfilled for older rows,
 used as search filters, and consolidated by reflection."""
+
 from __future__ import annotations
 
 import json
@@ -13,23 +14,30 @@ from memories.models import Category, Memory
 from memories.text_budget import estimate_tokens
 
 COLD_START = {
-    "category": "医药OTC", "plan_id": "plan_101", "strategy_used": "冷启动三阶段出价",
-    "target_metric": {"roi": 3.0}, "actual_metric": {"roi": 3.4}, "duration_days": 21,
+    "category": "医药OTC",
+    "plan_id": "plan_101",
+    "strategy_used": "冷启动三阶段出价",
+    "target_metric": {"roi": 3.0},
+    "actual_metric": {"roi": 3.4},
+    "duration_days": 21,
     "cause": "前3天保守出价积累转化，之后逐步提价10%，ROI稳定",
 }
 
 
 # --- pure decisions ---------------------------------------------------------------
-@pytest.mark.parametrize("content, layer, trigger_type, data, kind", [
-    ("医药OTC素材禁止出现“治愈”等绝对化用语。", Layer.L1, "rule_update", {}, MemoryKind.SEMANTIC),
-    ("冷启动出价模板：阶段一保守出价。", Layer.L4, "", {}, MemoryKind.SEMANTIC),
-    ("双11预热期已开始，CPM上涨25%。", Layer.L3, "environment_change", {}, MemoryKind.EPISODIC),
-    ("plan_101 医药OTC冷启动完成三周投放，ROI实际3.4。", Layer.L2, "strategy_execution", COLD_START, MemoryKind.EPISODIC),
-    ("brand_B 明确要求：口红类目不投放男性人群。", Layer.L2, "user_feedback", {}, MemoryKind.SEMANTIC),
-    ("过去6周每周五晚高峰CTR高于周均30%。", Layer.L2, "periodic_pattern", {}, MemoryKind.SEMANTIC),
-    ("For brand_C, retargeting within 24 hours yielded ROI 5.2 versus 2.1.", Layer.L2, "", {}, MemoryKind.EPISODIC),
-    ("出价策略调整后应至少观察3天数据再评估。", Layer.L2, "", {}, MemoryKind.SEMANTIC),
-])
+@pytest.mark.parametrize(
+    "content, layer, trigger_type, data, kind",
+    [
+        ("医药OTC素材禁止出现“治愈”等绝对化用语。", Layer.L1, "rule_update", {}, MemoryKind.SEMANTIC),
+        ("冷启动出价模板：阶段一保守出价。", Layer.L4, "", {}, MemoryKind.SEMANTIC),
+        ("双11预热期已开始，CPM上涨25%。", Layer.L3, "environment_change", {}, MemoryKind.EPISODIC),
+        ("plan_101 医药OTC冷启动完成三周投放，ROI实际3.4。", Layer.L2, "strategy_execution", COLD_START, MemoryKind.EPISODIC),
+        ("brand_B 明确要求：口红类目不投放男性人群。", Layer.L2, "user_feedback", {}, MemoryKind.SEMANTIC),
+        ("过去6周每周五晚高峰CTR高于周均30%。", Layer.L2, "periodic_pattern", {}, MemoryKind.SEMANTIC),
+        ("For brand_C, retargeting within 24 hours yielded ROI 5.2 versus 2.1.", Layer.L2, "", {}, MemoryKind.EPISODIC),
+        ("出价策略调整后应至少观察3天数据再评估。", Layer.L2, "", {}, MemoryKind.SEMANTIC),
+    ],
+)
 def test_kind_follows_layer_trigger_schema_and_wording(content, layer, trigger_type, data, kind):
     decision = decide_kind(content=content, layer=layer, trigger_type=trigger_type, data=data)
     assert decision.kind == kind and decision.reason
@@ -46,8 +54,10 @@ def test_category_path_reads_the_schema_fields_before_the_text():
 
 
 def test_three_abstracts_fit_their_budgets():
-    long_text = ("医药OTC冷启动采用三阶段出价：前3天保守出价积累转化，第4-7天逐步提价10%，之后按ROI稳定调价；"
-                 "目标ROI 3.0，实际达到3.4。学习期内调价间隔不少于24小时，避免模型重新探索。") * 2
+    long_text = (
+        "医药OTC冷启动采用三阶段出价：前3天保守出价积累转化，第4-7天逐步提价10%，之后按ROI稳定调价；"
+        "目标ROI 3.0，实际达到3.4。学习期内调价间隔不少于24小时，避免模型重新探索。"
+    ) * 2
     abstracts = make_abstracts(long_text)
     assert estimate_tokens(abstracts.line) <= LINE_TOKENS < estimate_tokens(long_text)
     assert estimate_tokens(abstracts.paragraph) <= PARAGRAPH_TOKENS
@@ -58,16 +68,28 @@ def test_three_abstracts_fit_their_budgets():
 
 # --- the governed write ---------------------------------------------------------------
 def _trigger(cli, event_type: str, summary: str, data: dict, advertiser: str = "brand_A", source: str = "tool"):
-    code, decision, err = cli("trigger", event_type, "--advertiser", advertiser, "--summary", summary,
-                              "--data", json.dumps(data, ensure_ascii=False), "--source", source, "--json")
+    code, decision, err = cli(
+        "trigger",
+        event_type,
+        "--advertiser",
+        advertiser,
+        "--summary",
+        summary,
+        "--data",
+        json.dumps(data, ensure_ascii=False),
+        "--source",
+        source,
+        "--json",
+    )
     assert code == 0, err
     return decision
 
 
 @pytest.mark.django_db
 def test_a_funnel_write_is_organised_and_counted(cli):
-    decision = _trigger(cli, "strategy_execution", "brand_A 医药OTC冷启动计划完成三周投放，ROI目标3.0，实际3.4，因为前3天保守出价积累转化",
-                        COLD_START)
+    decision = _trigger(
+        cli, "strategy_execution", "brand_A 医药OTC冷启动计划完成三周投放，ROI目标3.0，实际3.4，因为前3天保守出价积累转化", COLD_START
+    )
     assert decision["action"] == "WRITE", decision
     memory = Memory.objects.select_related("category_node").get(pk=decision["memory_id"])
     assert memory.kind == MemoryKind.EPISODIC
@@ -82,8 +104,11 @@ def test_a_funnel_write_is_organised_and_counted(cli):
     from governance.hard_rules import Authority, WriteOrigin
     from governance.memory_write import governed_set_status
 
-    governed_set_status(memory=memory, status=Status.ARCHIVED,
-                        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True))
+    governed_set_status(
+        memory=memory,
+        status=Status.ARCHIVED,
+        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True),
+    )
     root.refresh_from_db()
     assert root.memory_count == 0 and root.summary == "暂无有效记忆。"
 
@@ -96,14 +121,20 @@ def test_the_demo_data_is_organised_on_import(demo_memories):
     assert not Memory.objects.filter(abstract_line="").exists()
     # Counts add up: every root's count is the active memories of its tree.
     for root in Category.objects.filter(depth=0):
-        assert root.memory_count == Memory.objects.filter(status=Status.ACTIVE, category_node__advertiser=root.advertiser,
-                                                          category_node__path__startswith=root.path).count()
+        assert (
+            root.memory_count
+            == Memory.objects.filter(
+                status=Status.ACTIVE, category_node__advertiser=root.advertiser, category_node__path__startswith=root.path
+            ).count()
+        )
 
 
 @pytest.mark.django_db
 def test_maintain_organise_backfills_older_memories(cli, make_memory):
-    older = [make_memory("brand_A 使用宽泛定向时ROI仅1.8，改为人群包定向后ROI提升到2.9。", advertiser="brand_A", business_line="medical"),
-             make_memory("信息流素材疲劳周期约为7-10天，CTR连续3天下降超过20%时应替换素材。")]
+    older = [
+        make_memory("brand_A 使用宽泛定向时ROI仅1.8，改为人群包定向后ROI提升到2.9。", advertiser="brand_A", business_line="medical"),
+        make_memory("信息流素材疲劳周期约为7-10天，CTR连续3天下降超过20%时应替换素材。"),
+    ]
     assert all(m.kind == "" and m.category_node_id is None for m in older)
     code, result, err = cli("maintain", "--task", "organise", "--json")
     assert code == 0, err
@@ -160,9 +191,18 @@ def test_agreeing_episodes_become_a_semantic_proposal_linked_to_them(django_user
     ids = []
     for plan, content, roi in episodes:
         data = {**COLD_START, "plan_id": plan, "actual_metric": {"roi": roi}}
-        memory = governed_write(proposal=Proposal(content=content, layer=Layer.L2, advertiser="brand_A", trigger_type="strategy_execution",
-                                                  source="tool", source_attribution="tool_observation", data=data),
-                                authority=Authority.funnel("agent-a"))
+        memory = governed_write(
+            proposal=Proposal(
+                content=content,
+                layer=Layer.L2,
+                advertiser="brand_A",
+                trigger_type="strategy_execution",
+                source="tool",
+                source_attribution="tool_observation",
+                data=data,
+            ),
+            authority=Authority.funnel("agent-a"),
+        )
         assert memory.kind == MemoryKind.EPISODIC and memory.category_node.path == "医药OTC › 冷启动 › 出价"
         ids.append(memory.pk)
     report = reflection_run(actor="test")
@@ -189,12 +229,16 @@ def test_a_persons_category_edit_moves_the_memory_in_the_tree(cli):
     from governance.hard_rules import Authority, WriteOrigin
     from governance.memory_write import governed_edit
 
-    decision = _trigger(cli, "strategy_execution", "brand_A 医药OTC冷启动计划完成三周投放，ROI目标3.0，实际3.4，因为前3天保守出价积累转化",
-                        COLD_START)
+    decision = _trigger(
+        cli, "strategy_execution", "brand_A 医药OTC冷启动计划完成三周投放，ROI目标3.0，实际3.4，因为前3天保守出价积累转化", COLD_START
+    )
     memory = Memory.objects.get(pk=decision["memory_id"])
     before = memory.category_node
-    governed_edit(memory=memory, changes={"category": "美妆"},
-                  authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True))
+    governed_edit(
+        memory=memory,
+        changes={"category": "美妆"},
+        authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True),
+    )
     memory.refresh_from_db()
     assert memory.category_node.path.startswith("美妆 › ") and memory.category_node.advertiser == "brand_A"
     before.refresh_from_db()

@@ -1,4 +1,5 @@
 """DoubtMem output parsing, and the local judge over HTTP."""
+
 import pytest
 
 from governance.models import Trace
@@ -22,17 +23,20 @@ def test_parses_well_formed_output():
 
 
 def test_json_in_a_fence_after_the_tag():
-    text = "<doubt-check>assistant suggestion, never confirmed</doubt-check>\n```json\n{\"action\": \"REJECT\", \"source_attribution\": \"assistant_suggestion\"}\n```"
+    text = '<doubt-check>assistant suggestion, never confirmed</doubt-check>\n```json\n{"action": "REJECT", "source_attribution": "assistant_suggestion"}\n```'
     assert parse_doubtmem(text)[1].action == "REJECT"
 
 
-@pytest.mark.parametrize("text", [
-    '{"action": "WRITE", "grounding": "grounded"}',  # missing tag
-    "<doubt-check>reasoning but no verdict</doubt-check>",
-    "<doubt-check>x</doubt-check> {\"action\": \"DELETE_ALL\"}",
-    "garbage \x00\x01 ~~~ <doubt",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"action": "WRITE", "grounding": "grounded"}',  # missing tag
+        "<doubt-check>reasoning but no verdict</doubt-check>",
+        '<doubt-check>x</doubt-check> {"action": "DELETE_ALL"}',
+        "garbage \x00\x01 ~~~ <doubt",
+        "",
+    ],
+)
 def test_missing_tag_or_garbage_is_refused(text):
     with pytest.raises(DoubtMemParseError):
         parse_doubtmem(text)

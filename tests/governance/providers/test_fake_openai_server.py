@@ -1,5 +1,6 @@
 """The scripted OpenAI-compatible server other tests reuse: routes, queue, defaults,
 recording, errors and embeddings, through the real openai client."""
+
 import openai
 import pytest
 
@@ -25,7 +26,11 @@ def test_routes_then_queue_then_default():
         assert ask(c, "please judge") == "routed"
         assert ask(c, "please judge") == "first"  # the route is used up
         assert ask(c, "anything") == "{}"  # nothing scripted
-        assert [r.json["messages"][0]["content"] for r in fake.requests_to("/chat/completions")] == ["please judge", "please judge", "anything"]
+        assert [r.json["messages"][0]["content"] for r in fake.requests_to("/chat/completions")] == [
+            "please judge",
+            "please judge",
+            "anything",
+        ]
         assert fake.requests[0].headers["authorization"] == "Bearer k"
 
 

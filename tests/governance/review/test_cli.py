@@ -1,4 +1,5 @@
 """memory ingest / trigger / review through the real management command."""
+
 import pytest
 
 from governance.models import ReviewItem
@@ -7,7 +8,9 @@ from memories.models import Memory
 
 @pytest.mark.django_db
 def test_ingest_json_has_the_contract_shape_and_stages(cli):
-    code, body, err = cli("ingest", "用户纠正：brand_A 医药OTC类目出价不要超过1.5元，以后按这个执行", "--source", "user", "--advertiser", "brand_A", "--json")
+    code, body, err = cli(
+        "ingest", "用户纠正：brand_A 医药OTC类目出价不要超过1.5元，以后按这个执行", "--source", "user", "--advertiser", "brand_A", "--json"
+    )
     assert code == 0, err
     assert {"action", "layer", "memory_id", "event_id", "reasons"} <= set(body)
     assert body["action"] == "WRITE" and body["layer"] == "L2"
@@ -17,9 +20,31 @@ def test_ingest_json_has_the_contract_shape_and_stages(cli):
 
 @pytest.mark.django_db
 def test_ingest_explain_walks_the_stages_in_order(cli):
-    code, out, _ = cli("ingest", "The user insisted: never run feed ads on weekends for brand_B", "--source", "user", "--advertiser", "brand_B", "--explain")
+    code, out, _ = cli(
+        "ingest",
+        "The user insisted: never run feed ads on weekends for brand_B",
+        "--source",
+        "user",
+        "--advertiser",
+        "brand_B",
+        "--explain",
+    )
     assert code == 0
-    order = [out.index(f"[{stage}]") for stage in ("safety", "provenance", "classify", "guard_rules", "value", "judge", "layer_policy", "conflict", "validate", "decision")]
+    order = [
+        out.index(f"[{stage}]")
+        for stage in (
+            "safety",
+            "provenance",
+            "classify",
+            "guard_rules",
+            "value",
+            "judge",
+            "layer_policy",
+            "conflict",
+            "validate",
+            "decision",
+        )
+    ]
     assert order == sorted(order)
     assert "WRITE L2 memory #" in out
 

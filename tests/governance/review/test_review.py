@@ -1,10 +1,11 @@
 """The review queue: approval writes through the funnel's write path, rejection records
 the verdict, four eyes, sampled audit, and the metrics built on reviews."""
+
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from governance.funnel.commit import audit_draw
 from governance.metrics import guard_metrics, guardrail_metrics
@@ -89,8 +90,17 @@ def test_promotion_item_writes_l4_derived_from_source(make_memory):
     source = make_memory("brand_A 冷启动期出价上浮20%，连续三次ROI达标", layer="L2", advertiser="brand_A", importance=8)
     Memory.objects.filter(pk=source.pk).update(created_at=timezone.now() - timedelta(days=60), access_count=10)
     item = review_item_create(
-        kind="promotion", reason="mature L2", memory=source, proposed_by="job:promote",
-        candidate={"content": "模板：新品冷启动期出价上浮20%，观察3天ROI", "layer": "L4", "source": "system", "source_attribution": "promotion", "importance": 8.5},
+        kind="promotion",
+        reason="mature L2",
+        memory=source,
+        proposed_by="job:promote",
+        candidate={
+            "content": "模板：新品冷启动期出价上浮20%，观察3天ROI",
+            "layer": "L4",
+            "source": "system",
+            "source_attribution": "promotion",
+            "importance": 8.5,
+        },
     )
     d = review_approve(item=item, reviewer=None, reviewer_name="lina")
     l4 = Memory.objects.get(pk=d.memory_id)

@@ -1,5 +1,6 @@
 """Overturning a sampled audit of an automatic REJECT writes the refused memory through
 the governed write path, with the reviewer in the event's trace and in the audit log."""
+
 import pytest
 
 from governance.constants import ReviewKind, ReviewStatus
@@ -16,8 +17,14 @@ def refused_with_audit(*, event_type: str = "periodic_pattern", summary: str = R
     """A pattern the value stage refuses (seen once, no operating rule), sampled for audit."""
     LayerPolicy.objects.update(sampled_audit_rate=1.0)
     decision = event_trigger(
-        event_type=event_type, advertiser="brand_B", source="user", layer=layer, business_line="医药OTC", summary=summary,
-        actor="token:ops-agent", data=data if data is not None else {"period": "weekly"},
+        event_type=event_type,
+        advertiser="brand_B",
+        source="user",
+        layer=layer,
+        business_line="医药OTC",
+        summary=summary,
+        actor="token:ops-agent",
+        data=data if data is not None else {"period": "weekly"},
     )
     LayerPolicy.objects.update(sampled_audit_rate=0.0)
     assert decision.action == "REJECT", decision.reasons
@@ -84,10 +91,20 @@ def test_confirm_keeps_memory_unchanged(audited, reviewer):
 def test_only_an_audited_reject_can_be_overturned_into_a_write(db, reviewer):
     LayerPolicy.objects.update(sampled_audit_rate=1.0)
     written = event_trigger(
-        event_type="user_feedback", advertiser="brand_A", source="user", layer="L2", business_line="美妆", actor="token:ops-agent",
+        event_type="user_feedback",
+        advertiser="brand_A",
+        source="user",
+        layer="L2",
+        business_line="美妆",
+        actor="token:ops-agent",
         summary="brand_A 美妆大促期间出价上调15%，ROI 从1.8升到2.3",
-        data={"attitude": "确认有效", "correct_action": "大促期间出价上调15%", "conditions": "美妆大促",
-              "roi_before": 1.8, "roi_after": 2.3},
+        data={
+            "attitude": "确认有效",
+            "correct_action": "大促期间出价上调15%",
+            "conditions": "美妆大促",
+            "roi_before": 1.8,
+            "roi_after": 2.3,
+        },
     )
     assert written.action == "WRITE", written.reasons
     item = ReviewItem.objects.get(event_id=written.event_id, kind=ReviewKind.SAMPLED_AUDIT)
@@ -103,8 +120,9 @@ def test_four_eyes_and_l1_still_apply(db, reviewer, django_user_model):
     proposer = django_user_model.objects.create_user(username="token:ops-agent", is_staff=True)
     with pytest.raises(SelfReviewForbidden):
         review_overturn_write(item=item, reviewer=proposer, reviewer_name="token:ops-agent")
-    _, l1_item = refused_with_audit(event_type="rule_update", summary="医药OTC 素材禁止出现“根治”“包治”等绝对化用语", layer="L1",
-                                    data={"scope": "医药OTC 全部素材"})
+    _, l1_item = refused_with_audit(
+        event_type="rule_update", summary="医药OTC 素材禁止出现“根治”“包治”等绝对化用语", layer="L1", data={"scope": "医药OTC 全部素材"}
+    )
     before = Memory.objects.count()
     with pytest.raises(L1ApprovalForbidden):
         review_overturn_write(item=l1_item, reviewer=reviewer, reviewer_name="reviewer_li")

@@ -1,5 +1,6 @@
 """The committed safety corpora (tests/data/safety_*.jsonl) and the check that a value is
 gone from stored bytes in every form it could be stored in."""
+
 from __future__ import annotations
 
 import json

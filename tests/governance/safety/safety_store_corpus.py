@@ -7,6 +7,7 @@ connection is still open (so the WAL has not been folded back yet).
 
 Prints one JSON document: decisions per case id, and the case ids whose value was found
 in which file."""
+
 from __future__ import annotations
 
 import json
@@ -37,13 +38,23 @@ def main() -> int:
         if case["via"] == "ingest":
             d = event_ingest(text=case["text"], source="user", advertiser="brand_A", actor="token:hostile")
         else:
-            d = event_trigger(event_type=case["event_type"], summary=case["summary"], data=case["data"], source="user", advertiser="brand_A")
+            d = event_trigger(
+                event_type=case["event_type"], summary=case["summary"], data=case["data"], source="user", advertiser="brand_A"
+            )
         decisions[case["id"]] = d.action
         # The same case as a reviewer would paste it into a note, and as audit details.
         quoted = case.get("text") or f"{case['summary']} {json.dumps(case['data'], ensure_ascii=False)}"
         note = f"复核备注：{quoted}"
-        item = review_item_create(kind=ReviewKind.PENDING_WRITE, reason=note, event=None, layer="L2", advertiser="brand_A",
-                                  candidate={"content": note, "layer": "L2", "source": "user", "advertiser": "brand_A"}, payload={"quote": quoted, "data": case.get("data")}, proposed_by="agent")
+        item = review_item_create(
+            kind=ReviewKind.PENDING_WRITE,
+            reason=note,
+            event=None,
+            layer="L2",
+            advertiser="brand_A",
+            candidate={"content": note, "layer": "L2", "source": "user", "advertiser": "brand_A"},
+            payload={"quote": quoted, "data": case.get("data")},
+            proposed_by="agent",
+        )
         if len(decisions) % 2:
             review_reject(item=item, reviewer=None, reviewer_name="ops_lead", note=note)
         else:

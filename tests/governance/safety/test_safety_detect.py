@@ -1,5 +1,6 @@
 """governance.safety on its own: every hostile corpus case is found and cut out, every
 benign line and the demo memories pass untouched, and the normalising views map back."""
+
 import json
 
 import pytest

@@ -1,5 +1,6 @@
 """governance.safety where text is stored: the funnel (event rows, candidates, memories,
 traces), review notes, review items and audit rows, on the real test database."""
+
 import json
 
 import pytest
@@ -92,16 +93,24 @@ def test_an_approval_note_is_redacted_too(ingest):
 
 
 def test_a_review_item_opened_by_a_job_is_scrubbed():
-    item = review_item_create(kind=ReviewKind.PENDING_WRITE, reason=f"引用 {SLACK['value']}", layer="L2",
-                              candidate={"content": f"联系 {PHONE['value']}", "layer": "L2"}, payload={"token": "abc123xyz"})
+    item = review_item_create(
+        kind=ReviewKind.PENDING_WRITE,
+        reason=f"引用 {SLACK['value']}",
+        layer="L2",
+        candidate={"content": f"联系 {PHONE['value']}", "layer": "L2"},
+        payload={"token": "abc123xyz"},
+    )
     item.refresh_from_db()
     dumped = item.reason + json.dumps(item.payload, ensure_ascii=False)
     assert SLACK["value"] not in dumped and PHONE["value"] not in dumped and "abc123xyz" not in dumped
 
 
 def test_an_audit_row_is_scrubbed_in_keys_values_and_actor():
-    row = audit_record(event_type="memory.imported", actor=f"ops {PHONE['value']}",
-                       extra={"line": f"第3行 {SLACK['value']}", SLACK["value"]: 1, "nested": [{"card": CARD["value"]}]})
+    row = audit_record(
+        event_type="memory.imported",
+        actor=f"ops {PHONE['value']}",
+        extra={"line": f"第3行 {SLACK['value']}", SLACK["value"]: 1, "nested": [{"card": CARD["value"]}]},
+    )
     row.refresh_from_db()
     dumped = row.actor + json.dumps(row.extra_data, ensure_ascii=False)
     assert SLACK["value"] not in dumped and PHONE["value"] not in dumped and CARD["value"] not in dumped

@@ -1,6 +1,7 @@
 """The whole hostile corpus through the real funnel into a real SQLite file, with review
 notes and audit rows quoting the same values: not one value may be found in the database
 or WAL file bytes, raw, JSON-escaped or lowercased."""
+
 import json
 import subprocess
 import sys
@@ -18,8 +19,15 @@ ROOT = Path(__file__).resolve().parents[3]
 def stored(tmp_path_factory):
     db = tmp_path_factory.mktemp("safety") / "lingix.db"
     env = isolated_env(DATABASE_URL=f"sqlite:///{db}", MEMORY_LLM_PROVIDER="offline", MEMORY_ACCESS_ASYNC="0")
-    done = subprocess.run([sys.executable, "-m", "tests.governance.safety.safety_store_corpus"], cwd=ROOT, env=env,
-                          check=False, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.governance.safety.safety_store_corpus"],
+        cwd=ROOT,
+        env=env,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return db, json.loads(done.stdout.strip().splitlines()[-1])
 

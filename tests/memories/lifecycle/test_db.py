@@ -1,4 +1,5 @@
 """Short batches that retry on a busy database, and only where a retry can help."""
+
 import pytest
 from django.db import OperationalError, transaction
 

@@ -1,19 +1,30 @@
 """The retention score and tier moves, as pure functions of a memory's numbers."""
+
 from datetime import timedelta
 
 import pytest
 
 from memories.constants import Layer, Tier
 from memories.lifecycle.retention import (
-    DEFAULT_RETENTION, TIER_SHAPE, next_tier, retention_of, weibull_survival,
+    DEFAULT_RETENTION,
+    TIER_SHAPE,
+    next_tier,
+    retention_of,
+    weibull_survival,
 )
 from tests.clock import T0
 
 
 def score(*, days_idle=0.0, tier="working", importance=5.0, confidence=0.8, recalls=0, reinforcements=0):
     return retention_of(
-        tier=tier, importance=importance, confidence=confidence, access_count=recalls,
-        reinforcement_count=reinforcements, created_at=T0 - timedelta(days=days_idle), last_accessed_at=None, now=T0,
+        tier=tier,
+        importance=importance,
+        confidence=confidence,
+        access_count=recalls,
+        reinforcement_count=reinforcements,
+        created_at=T0 - timedelta(days=days_idle),
+        last_accessed_at=None,
+        now=T0,
     )
 
 
@@ -49,10 +60,26 @@ def test_a_reinforcement_counts_more_than_a_recall():
 
 def test_a_recent_recall_restarts_the_decay():
     created = T0 - timedelta(days=300)
-    idle = retention_of(tier="working", importance=5, confidence=0.8, access_count=1, reinforcement_count=0,
-                        created_at=created, last_accessed_at=None, now=T0)
-    recalled = retention_of(tier="working", importance=5, confidence=0.8, access_count=1, reinforcement_count=0,
-                            created_at=created, last_accessed_at=T0 - timedelta(days=1), now=T0)
+    idle = retention_of(
+        tier="working",
+        importance=5,
+        confidence=0.8,
+        access_count=1,
+        reinforcement_count=0,
+        created_at=created,
+        last_accessed_at=None,
+        now=T0,
+    )
+    recalled = retention_of(
+        tier="working",
+        importance=5,
+        confidence=0.8,
+        access_count=1,
+        reinforcement_count=0,
+        created_at=created,
+        last_accessed_at=T0 - timedelta(days=1),
+        now=T0,
+    )
     assert recalled.idle_days == pytest.approx(1)
     assert recalled.score > idle.score
 

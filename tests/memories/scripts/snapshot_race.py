@@ -4,6 +4,7 @@ arms' candidates. Prints one JSON line: the index fetches made during the search
 
 A real file database in WAL mode (the test suite's shared in-memory one cannot hold a
 reader and a writer at once), the real write path, real threads."""
+
 import dataclasses
 import json
 import sys
