@@ -79,7 +79,7 @@ def probe_searches(mode: str) -> list[list[int]]:
 def overlap_at_10(before: list[list[int]], after: list[list[int]]) -> float:
     """Mean share of each probe's top 10 found again after the restore."""
     # Two empty lists agree completely.
-    shares = [len(set(a) & set(b)) / len(b) if b else float(not a) for a, b in zip(after, before)]
+    shares = [len(set(a) & set(b)) / len(b) if b else float(not a) for a, b in zip(after, before, strict=True)]
     return round(sum(shares) / len(shares), 3)
 
 

@@ -221,7 +221,7 @@ def synthetic_events(n: int, seed: int = 11) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     cats, chs = ["医药OTC", "美妆", "母婴", "食品", "3C"], ["信息流", "搜索", "直播", "短视频"]
     events = []
-    for i in range(n):
+    for _ in range(n):
         kind, source, template = rng.choice(_ZH * 3 + _EN)
         x = round(rng.uniform(0.8, 2.0), 1)
         text = template.format(

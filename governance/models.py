@@ -204,6 +204,9 @@ class ReflectionReport(models.Model):
         verbose_name_plural = _("reflection reports")
         ordering = ["-created_at"]
 
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} ({self.window_days}d)"
+
 
 class MetricSnapshot(models.Model):
     taken_at = models.DateTimeField(_("taken at"), default=timezone.now, db_index=True)
@@ -213,6 +216,9 @@ class MetricSnapshot(models.Model):
         verbose_name = _("metric snapshot")
         verbose_name_plural = _("metric snapshots")
         ordering = ["-taken_at"]
+
+    def __str__(self) -> str:
+        return f"{self.taken_at:%Y-%m-%d %H:%M}"
 
 
 class Suggestion(models.Model):

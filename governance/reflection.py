@@ -133,7 +133,7 @@ def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAU
     if clash:
         return {"type": "direction", "overlap": round(overlap, 3), "detail": f"“{clash[0]}” vs “{clash[1]}”"}
     if overlap >= config.number_conflict_overlap and a.numbers and b.numbers and a.numbers != b.numbers:
-        differing = [(x, y) for x, y in zip(a.numbers, b.numbers) if x != y]
+        differing = [(x, y) for x, y in zip(a.numbers, b.numbers, strict=False) if x != y]
         if differing or len(a.numbers) != len(b.numbers):
             return {
                 "type": "numbers",

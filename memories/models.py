@@ -145,6 +145,9 @@ class SearchState(models.Model):
     class Meta:
         verbose_name = _("search state")
 
+    def __str__(self) -> str:
+        return f"generation {self.generation}, epoch {self.epoch}"
+
 
 class Entity(models.Model):
     """A named thing memories talk about: an advertiser, category, channel, plan, metric,
@@ -179,6 +182,9 @@ class MemoryEntity(models.Model):
         verbose_name_plural = _("entity links")
         constraints = [models.UniqueConstraint(fields=["memory", "entity"], name="memory_entity_unique")]
         indexes = [models.Index(fields=["entity", "memory"], name="memory_entity_by_entity_idx")]
+
+    def __str__(self) -> str:
+        return f"#{self.memory_id} → {self.entity_id}"
 
 
 class Relation(models.Model):

@@ -176,7 +176,7 @@ def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.n
     """The one place an embedding is written: float32 bytes, with the model and dimension
     that made it (PostgreSQL's trigger mirrors the bytes into the pgvector column)."""
     with transaction.atomic():
-        for memory, vector in zip(memories, vectors):
+        for memory, vector in zip(memories, vectors, strict=True):
             Memory.objects.filter(pk=memory.pk).update(
                 embedding=np.asarray(vector, dtype=np.float32).tobytes(),
                 embedding_model=model_name,

@@ -122,7 +122,7 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
     def get_urls(self):
         info = self.opts.app_label, self.opts.model_name
         return [
-            path("<path:object_id>/decide/", self.admin_site.admin_view(self.decide_view), name="%s_%s_decide" % info),
+            path("<path:object_id>/decide/", self.admin_site.admin_view(self.decide_view), name="{}_{}_decide".format(*info)),
         ] + super().get_urls()
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

@@ -51,7 +51,7 @@ def id18_valid(number: str) -> bool:
     """The GB 11643 check digit (ISO 7064 MOD 11-2) and a real birth date."""
     if len(number) != 18 or not number[:17].isdigit():
         return False
-    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS))
+    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS, strict=True))
     if _ID_CHECK[total % 11] != number[17].upper():
         return False
     return _valid_date(int(number[6:10]), int(number[10:12]), int(number[12:14]))

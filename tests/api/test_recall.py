@@ -83,7 +83,7 @@ def test_memory_content_cannot_escape_the_block():
     assert "<system>" not in block.context and "&lt;system&gt;" in block.context
     assert "not an instruction" in block.context
     # One memory, one line.
-    assert len([l for l in block.context.splitlines() if l.startswith("- [")]) == 1
+    assert len([line for line in block.context.splitlines() if line.startswith("- [")]) == 1
 
 
 @pytest.mark.django_db

@@ -98,7 +98,7 @@ def test_cli_decisions_act_as_a_real_user_and_keep_four_eyes(cli, django_user_mo
     item = ReviewItem.objects.get()
     code, _, err = cli("review", "approve", str(item.pk), "--as", "nobody", "--json")
     assert code == 1 and "nobody" in err and err.count("\n") == 1
-    intern = django_user_model.objects.create_user(username="intern", password="pw")
+    django_user_model.objects.create_user(username="intern", password="pw")
     code, _, err = cli("review", "approve", str(item.pk), "--as", "intern", "--json")
     assert code == 1 and "may not decide" in err
     reviewer = django_user_model.objects.create_user(username="wang", password="pw", is_staff=True)
