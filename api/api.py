@@ -137,7 +137,7 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
 
 @api.get("/status", response={200: StatusOut, **COMMON_ERRORS}, tags=["operations"], summary="Counts, embeddings, provider, schedules")
 def status(request):
-    from governance.status import status_overview
+    from governance.metrics.status import status_overview
 
     return status_overview(advertisers=_token(request).scope)
 
@@ -193,7 +193,7 @@ def recall(request, payload: RecallIn):
 # --- the write funnel -----------------------------------------------------------------
 @api.post("/ingest", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="Free text through the write funnel")
 def ingest(request, payload: IngestIn):
-    from governance.services import event_ingest
+    from governance.intake.services import event_ingest
 
     token = _token(request)
     api_token_check_source(token=token, source=payload.source)
@@ -222,7 +222,7 @@ def ingest(request, payload: IngestIn):
     openapi_extra=TRIGGER_OPENAPI_EXAMPLES,
 )
 def trigger(request, payload: TriggerIn):
-    from governance.services import event_trigger
+    from governance.intake.services import event_trigger
 
     token = _token(request)
     api_token_check_source(token=token, source=payload.source)
@@ -245,13 +245,13 @@ def trigger(request, payload: TriggerIn):
 # --- review ---------------------------------------------------------------------------
 @api.get("/review", response={200: ReviewListOut, **COMMON_ERRORS}, tags=["review"], summary="Open review items in the token's scope")
 def review_list(request, limit: int = Query(50, ge=1, le=200)):
-    from governance.selectors import review_item_dict, review_queue
+    from governance.review.selectors import review_item_dict, review_queue
 
     return {"items": [review_item_dict(item) for item in review_queue(advertisers=_token(request).scope, limit=limit)]}
 
 
 def _reviewable_item(token: ApiToken, item_id: int):
-    from governance.selectors import review_item_get
+    from governance.review.selectors import review_item_get
 
     if not token.can_review:
         raise HttpError(403, "this token may not decide reviews (create it with --can-review)")
@@ -269,7 +269,7 @@ def _reviewable_item(token: ApiToken, item_id: int):
     summary="Approve a review item (tokens created with --can-review)",
 )
 def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
-    from governance.services import review_approve as approve
+    from governance.review.services import review_approve as approve
 
     token = _token(request)
     item = _reviewable_item(token, item_id)
@@ -288,7 +288,7 @@ def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: 
     summary="Reject a review item (needs a note; tokens created with --can-review)",
 )
 def review_reject(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
-    from governance.services import review_reject as reject
+    from governance.review.services import review_reject as reject
 
     token = _token(request)
     item = _reviewable_item(token, item_id)

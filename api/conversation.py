@@ -81,7 +81,7 @@ def distill(request, payload: DistillIn):
     """Each user-stated preference, correction or decision (and each user confirmation of an
     assistant suggestion) becomes one funnel event. Repeating a (session, turn range)
     returns the stored decisions with `replayed: true` and writes nothing."""
-    from governance.distill.services import session_distill
+    from governance.knowledge.distill.services import session_distill
 
     token = request.auth
     advertiser = write_advertiser(token, payload.advertiser)
@@ -100,7 +100,7 @@ def distill(request, payload: DistillIn):
 
 @router.get("/memories/{memory_id}/source", response={200: SourceOut, **ERRORS}, summary="The turns or raw input a memory came from")
 def memory_source(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
-    from governance.selectors import memory_source as source_of
+    from governance.intake.selectors import memory_source as source_of
     from memories.selectors import memory_get
 
     # Outside the token's scope the memory does not exist (404), as for GET /memories/{id}.

@@ -10,7 +10,7 @@ from ninja import NinjaAPI
 from ninja.errors import HttpError
 
 from memories.exceptions import DomainError, InvalidInput, NotFound
-from memories.strict_json import UnsafeJson
+from textrules.strict_json import UnsafeJson
 
 logger = logging.getLogger("lingix.api")
 
@@ -44,7 +44,7 @@ def domain_error_status(exc: DomainError) -> int:
 
 
 def install_exception_handlers(api: NinjaAPI) -> None:
-    from governance.providers.config import ProviderNotConfigured
+    from judges.config import ProviderNotConfigured
 
     @api.exception_handler(DomainError)
     def _domain(request, exc: DomainError):

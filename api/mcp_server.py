@@ -42,7 +42,7 @@ from api.models import ApiToken
 from api.security import TokenRateThrottle
 from api.services import api_token_authenticate
 from memories.exceptions import DomainError
-from memories.strict_json import strict_check
+from textrules.strict_json import strict_check
 
 MAX_ID = 2**63 - 1
 # A request the SDK has not answered by then is cut off (504) rather than holding a web
@@ -311,7 +311,7 @@ def _refuse(status: int, detail: str) -> JsonResponse:
 
 
 def _authenticate(request: HttpRequest) -> ApiToken | JsonResponse:
-    from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+    from judges.config import ProviderNotConfigured, resolve_provider_name
 
     try:
         resolve_provider_name()

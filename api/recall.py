@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from governance.language.signals import is_chitchat
 from memories.hashing import content_hash
-from memories.text_budget import estimate_tokens, is_cjk
+from textrules.signals import is_chitchat
+from textrules.text_budget import estimate_tokens, is_cjk
 
 LAYER_LABELS = {"L1": "L1 core rule", "L2": "L2 strategy", "L3": "L3 realtime", "L4": "L4 template"}
 

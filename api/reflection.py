@@ -10,7 +10,7 @@ from ninja.errors import HttpError
 
 def run_reflection(*, actor: str) -> dict[str, Any]:
     try:
-        from governance.reflection import reflection_run
+        from governance.lifecycle.reflection import reflection_run
     except ImportError:
         raise HttpError(503, "reflection is not available in this build") from None
     return reflection_run(actor=actor)

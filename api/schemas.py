@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 from pydantic import Field as PydanticField
 
 from governance.constants import TriggerType
-from governance.language.trigger_schemas import openapi_examples
+from governance.funnel.trigger_schemas import openapi_examples
 from memories.constants import Layer, MemoryKind, Source
 
 MAX_QUERY_CHARS = 2000

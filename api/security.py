@@ -26,7 +26,7 @@ class TokenAuth(HttpBearer):
     same message the CLI prints, rather than serving reads while writes would fail."""
 
     def __call__(self, request: HttpRequest) -> ApiToken:
-        from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+        from judges.config import ProviderNotConfigured, resolve_provider_name
 
         try:
             resolve_provider_name()

@@ -57,7 +57,7 @@ def suggestions_list(
     advertiser: str | None = Query(None, min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$"),
     limit: int = Query(50, ge=1, le=200),
 ) -> dict[str, Any]:
-    from governance.selectors import suggestion_dict, suggestions_open
+    from governance.knowledge.selectors import suggestion_dict, suggestions_open
 
     advertisers = scope_for(request.auth, advertiser)
     return {"items": [suggestion_dict(s) for s in suggestions_open(advertisers=advertisers, limit=limit)]}

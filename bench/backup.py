@@ -88,7 +88,7 @@ def _drift(texts: list[str], rng: random.Random, progress: Progress) -> dict[str
     from bench.latency import import_synthetic
     from memories.constants import Status
     from memories.models import Memory
-    from memories.services import memory_set_status
+    from memories.storage import memory_set_status
 
     before = Memory.objects.count()
     import_synthetic([f"备份之后新增：{t}" for t in texts[:1000]], 1000, rng, progress)

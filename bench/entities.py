@@ -5,7 +5,7 @@ Two labelled Chinese ad-ops sets over the demo memories plus extra documents:
 `zh_adops_queries.json` (written to choose the FTS tokenization, before the entity arm
 existed) and `zh_adops_entity_queries.json` (queries that name advertisers, plans,
 channels, metrics and time slots, often spelled unlike the documents). Every document is
-imported through governance.imports, so its entity links come from the real write path.
+imported through governance.write.imports, so its entity links come from the real write path.
 
     python -m bench.entities --json
 """
@@ -45,9 +45,9 @@ def load_documents() -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any
 
 
 def build_store(rows: list[dict[str, Any]]) -> dict[int, str]:
-    from governance.imports import memories_import
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embed_backfill
     from memories.models import Memory
-    from memories.services import embed_backfill
 
     lines = [json.dumps({k: v for k, v in row.items() if k != "key"}, ensure_ascii=False) for row in rows]
     memories_import(lines=lines, actor="bench.entities", label="bench-entities", embed=False)

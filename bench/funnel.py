@@ -43,7 +43,7 @@ def load_cases(path: Path = CASES) -> list[dict[str, Any]]:
 
 
 def run_case(case: dict[str, Any]):
-    from governance.services import event_ingest, event_trigger
+    from governance.intake.services import event_ingest, event_trigger
 
     common = {k: case[k] for k in ("advertiser", "source", "layer") if case.get(k) is not None}
     if case["kind"] == "ingest":
@@ -90,7 +90,7 @@ def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _existing_memory(case: dict[str, Any]):
-    from memories.services import memory_create
+    from memories.storage import memory_create
 
     old = dict(case["existing"])
     return memory_create(

@@ -1,7 +1,7 @@
 """Search latency and import throughput at scale, through the real stack.
 
 For each size N: N synthetic Chinese + English ad-ops memories are imported through
-governance.imports (timed: import_per_s), given vectors, and searched with
+governance.write.imports (timed: import_per_s), given vectors, and searched with
 memory_search in hybrid mode. Search time excludes query embedding, which is timed on
 its own (embed_*_ms).
 
@@ -118,8 +118,8 @@ QUERIES = [
 
 
 def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Progress) -> float:
-    """Import n memories through governance.imports; returns memories per second."""
-    from governance.imports import memories_import
+    """Import n memories through governance.write.imports; returns memories per second."""
+    from governance.write.imports import memories_import
 
     rows = []
     for i in range(n):
@@ -450,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         "results": results,
         "method": {
             "memories": "synthetic Chinese + English ad-ops texts over 20 advertisers, 10% global, mixed layers and business lines",
-            "import": "governance.imports.memories_import (validation + one transaction + FTS/generation triggers), embed=False",
+            "import": "governance.write.imports.memories_import (validation + one transaction + FTS/generation triggers), embed=False",
             "vectors": f"{base_count} distinct texts embedded for real, reused with Gaussian noise sd={args.noise}, re-normalised",
             "search": "memory_search(mode=hybrid, top_k=10, record_access=False); 3 in 4 queries scoped to one advertiser",
             "search_ms": "wall time of memory_search minus its query-embedding time",

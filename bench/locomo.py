@@ -1,7 +1,7 @@
 """LoCoMo turn-level evidence retrieval through the real stack.
 
 Each conversation becomes one advertiser (so the product's advertiser scoping keeps the
-conversations apart); each turn becomes one memory imported through governance.imports and
+conversations apart); each turn becomes one memory imported through governance.write.imports and
 embedded by the configured embedder; every question of categories 1–4 is searched with
 memory_search in keyword, vector and hybrid mode. Evidence ids that name no turn are
 dropped, and a question left without evidence is skipped.
@@ -137,9 +137,9 @@ def advertiser_for(conversation: str) -> str:
 
 def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress, reuse: bool = False) -> dict[int, str]:
     """Import every turn through the real import path and embed it; returns id → dia_id."""
-    from governance.imports import memories_import
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embed_backfill
     from memories.models import Memory
-    from memories.services import embed_backfill
 
     lines = []
     for conversation, conv_turns in turns.items():

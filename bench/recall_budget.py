@@ -3,7 +3,7 @@ one-line abstracts first with the best expanded (after), over the same search re
 
 LoCoMo conversations are loaded as bench.locomo loads them (one memory per turn with
 its two earlier turns as context, one advertiser per conversation, imported through
-governance.imports, which makes the abstracts); every question is searched once with
+governance.write.imports, which makes the abstracts); every question is searched once with
 memory_search and both renderers fill the same budget from the same ranked hits. A
 question counts as recalled when a memory holding one of its evidence turns is in the
 block, whatever detail it shows.

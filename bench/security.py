@@ -112,7 +112,7 @@ class Harness:
         from django.test import Client
 
         from api.services import api_token_create
-        from memories.services import memory_create
+        from memories.storage import memory_create
 
         self.client = Client(HTTP_HOST="127.0.0.1")
         self.tokens = {
@@ -146,7 +146,7 @@ class Harness:
             category="出价",
         )
         self.protected = [self.global_l1, self.global_l2, self.brand_b]
-        from memories.services import embed_backfill
+        from memories.embeddings.store import embed_backfill
 
         embed_backfill()
 

@@ -301,7 +301,7 @@ def _seed_lifecycle_work(seconds: float) -> dict[str, int]:
 
     from governance.models import LayerPolicy
     from memories.models import Memory
-    from memories.services import memory_create
+    from memories.storage import memory_create
 
     now = timezone.now()
     made = Counter()

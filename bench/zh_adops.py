@@ -4,7 +4,7 @@ The set (bench/data/zh_adops_retrieval.json, built by bench/data/zh_adops_build.
 ad-ops notes of eight advertisers plus global rules and labelled queries: paraphrases, two
 short terms (出价, 预算, 大促), Chinese mixed with English, queries answered by a global rule
 inside an advertiser's scope, operator-view queries and queries that name a month only the
-memory's event time carries. Memories are imported through governance.imports with their
+memory's event time carries. Memories are imported through governance.write.imports with their
 event time as created_at and embedded by the configured embedder; each query is searched
 with memory_search in the scope it names (that advertiser plus global memories, or every
 memory when it names none).
@@ -40,9 +40,9 @@ def dated_content(content: str, created_at: str) -> str:
 
 
 def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress, reuse: bool = True) -> dict[int, str]:
-    from governance.imports import memories_import
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embed_backfill
     from memories.models import Memory
-    from memories.services import embed_backfill
 
     lines = [
         json.dumps(

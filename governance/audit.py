@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from governance.models import AuditLog
-from governance.safety import redact, scan_data
+from textrules.safety import redact, scan_data
 
 
 def audit_record(*, event_type: str, actor: str = "", target: Any = None, extra: dict[str, Any] | None = None) -> AuditLog:

@@ -23,12 +23,12 @@ import os
 from django.conf import settings
 from pydantic import BaseModel, Field
 
-from governance.providers.base import ProviderUnavailable
-from governance.providers.chat import ChatJSONClient
-from governance.providers.config import ProviderNotConfigured, resolve_provider_name
-from governance.providers.prompts import untrusted_block
-from governance.safety import redact
+from judges.base import ProviderUnavailable
+from judges.chat import ChatJSONClient
+from judges.config import ProviderNotConfigured, resolve_provider_name
+from judges.prompts import untrusted_block
 from memories.search.deep import MAX_SUBQUERIES, Candidate, DeepHookFailure, DeepHooks
+from textrules.safety import redact
 
 PROMPT_VERSIONS = {"rewrite": "deep-rewrite-2026.12.1", "rerank": "deep-rerank-2026.12.1"}
 # Characters of each memory shown to the reranker; enough for a note, bounded for cost.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from governance.models import Trace
-from governance.safety import scan_data
+from textrules.safety import scan_data
 
 
 def trace_row(

@@ -7,11 +7,11 @@ from typing import Any
 
 from django.utils import timezone
 
-from governance.imports import memories_import
+from governance.knowledge.suggestions import suggestions_for_live_signals
 from governance.models import AuditLog
-from governance.suggestions import suggestions_for_live_signals
+from governance.write.imports import memories_import
+from memories.embeddings.store import embed_backfill
 from memories.models import Memory
-from memories.services import embed_backfill
 
 DEMO_FILE = Path(__file__).resolve().parent / "fixtures" / "demo_memories.jsonl"
 

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from governance.metrics_db import ReviewQueueCollector
+from governance.metrics.collectors import ReviewQueueCollector
 from memories.metrics_db import MemoryCountsCollector
 from memories.metrics_registry import REGISTRY
 

@@ -27,6 +27,8 @@ DEBUG = _env_bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
 
 INSTALLED_APPS = [
+    # Before django.contrib.admin, so the desk's admin templates override Django's.
+    "desk",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -59,7 +61,7 @@ WSGI_APPLICATION = "lingix_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -140,7 +142,7 @@ LOGGING = {
 }
 
 # --- memory service -------------------------------------------------------
-# Provider selection is resolved (and refused when missing) in governance.providers;
+# Provider selection is resolved (and refused when missing) in judges;
 # here we only read the raw environment so nothing secret is copied into settings dumps.
 MEMORY_LLM_PROVIDER = os.environ.get("MEMORY_LLM_PROVIDER", "").strip().lower()
 MEMORY_LLM_BASE_URL = os.environ.get("MEMORY_LLM_BASE_URL", "https://api.openai.com/v1")

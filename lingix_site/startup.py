@@ -6,7 +6,7 @@ import sys
 
 
 def require_provider_or_exit(what: str) -> None:
-    from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+    from judges.config import ProviderNotConfigured, resolve_provider_name
 
     try:
         resolve_provider_name()

@@ -8,12 +8,12 @@ from typing import Any
 
 from django.utils import timezone
 
+from governance.knowledge.organise.backfill import memories_organise
 from governance.lifecycle.evict import memories_decay_and_evict
 from governance.lifecycle.expire import memories_expire
 from governance.lifecycle.promote import memories_promote
-from governance.organise.backfill import memories_organise
-from governance.reflection import reflection_run
-from governance.snapshots import metric_snapshot_take
+from governance.lifecycle.reflection import reflection_run
+from governance.metrics.snapshots import metric_snapshot_take
 from memories.lifecycle.backfill import embeddings_backfill
 
 

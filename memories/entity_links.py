@@ -1,4 +1,4 @@
-"""Storage of a memory's entity links and relations. governance.entities decides what they
+"""Storage of a memory's entity links and relations. governance.knowledge.entities decides what they
 are and calls this from the governed write path; this module decides nothing."""
 
 from __future__ import annotations

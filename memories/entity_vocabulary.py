@@ -1,6 +1,6 @@
 """The ad-ops names the entity links know, and how a free text mentions them.
 
-One vocabulary serves both sides: extraction at write time (governance.entities) and
+One vocabulary serves both sides: extraction at write time (governance.knowledge.entities) and
 the query side of retrieval (memories.search.entities), so a query that says 双十一 finds
 the memories linked to 双11. Matching is longest-alias-first over the lower-cased text,
 and a character span is read once (抖音信息流 is a channel, not also 信息流).

@@ -1,9 +1,6 @@
-class DomainError(Exception):
-    """Base for domain errors the API maps to 4xx and the CLI to a one-line message."""
+from textrules.errors import DomainError, InvalidInput
 
-
-class InvalidInput(DomainError):
-    pass
+__all__ = ["DomainError", "InvalidInput", "NotFound", "StaleMemory"]
 
 
 class NotFound(DomainError):

@@ -1,4 +1,4 @@
-"""What a memory is. Writes go through memories.services, reads through memories.selectors."""
+"""What a memory is. Writes go through memories.storage, reads through memories.selectors."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Memory(models.Model):
     business_line = models.CharField(_("business line"), max_length=64, blank=True, default="")
     category = models.CharField(_("category"), max_length=64, blank=True, default="")
 
-    # Organisation, decided at write time by governance.organise (and backfilled by
+    # Organisation, decided at write time by governance.knowledge.organise (and backfilled by
     # `memory maintain --task organise` for older rows).
     kind = models.CharField(_("kind"), max_length=10, choices=MemoryKind.choices, blank=True, default="", db_index=True)
     category_node = models.ForeignKey(
@@ -109,7 +109,7 @@ PATH_SEPARATOR = " › "
 class Category(models.Model):
     """One node of a category tree (医药OTC › 冷启动 › 出价). Each advertiser has its own
     tree; advertiser NULL is the global tree. Counts and the summary cover the node and
-    everything under it and are kept by governance.organise on every governed write."""
+    everything under it and are kept by governance.knowledge.organise on every governed write."""
 
     advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, help_text=_("Empty means the global tree."))
     name = models.CharField(_("name"), max_length=64)

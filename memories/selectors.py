@@ -162,7 +162,7 @@ def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[
     operator's whole system; a tuple limits every figure to those advertisers plus global
     memories, so a tenant's view does not move when another tenant writes."""
     from memories.embeddings import get_embedder
-    from memories.services import stale_embedding_q
+    from memories.embeddings.store import stale_embedding_q
 
     now = timezone.now()
     rows = Memory.objects.all()

@@ -9,8 +9,8 @@ from lingix_site.demo import DEMO_FILE
 @pytest.fixture
 def demo_memories(db):
     """The bundled demo set, imported and embedded for real."""
-    from governance.imports import memories_import
-    from memories.services import embed_backfill
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embed_backfill
 
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label="demo-test", embed=False)
     embed_backfill()
@@ -22,7 +22,7 @@ def demo_memories(db):
 @pytest.fixture
 def make_memory(db, django_capture_on_commit_callbacks):
     """memory_create through the service, with its on-commit embedding really run."""
-    from memories.services import memory_create
+    from memories.storage import memory_create
 
     def _make(content: str, **fields):
         fields.setdefault("layer", "L2")

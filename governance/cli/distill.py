@@ -9,7 +9,7 @@ from typing import Any
 from governance.cli.funnel import _actor
 from memories.cli.base import CliError, Subcommand, progress_bar
 from memories.exceptions import InvalidInput
-from memories.strict_json import strict_loads
+from textrules.strict_json import strict_loads
 
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
@@ -43,7 +43,7 @@ def _read(path: Path) -> tuple[list[Any] | None, str | None]:
 
 
 def _distill_run(args) -> dict[str, Any]:
-    from governance.distill.services import session_distill, transcript_read
+    from governance.knowledge.distill.services import session_distill, transcript_read
 
     path = Path(args.file)
     messages, jsonl = _read(path)

@@ -1,4 +1,4 @@
-"""memory ingest / trigger / review — thin wrappers over governance.services."""
+"""memory ingest / trigger / review — thin wrappers over governance.intake.services."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _ingest_args(parser) -> None:
 
 
 def _ingest_run(args) -> dict[str, Any]:
-    from governance.services import event_ingest
+    from governance.intake.services import event_ingest
 
     decision = event_ingest(
         text=args.text,
@@ -59,7 +59,7 @@ def _ingest_run(args) -> dict[str, Any]:
 def _trigger_args(parser) -> None:
     import argparse
 
-    from governance.language.trigger_schemas import help_text
+    from governance.funnel.trigger_schemas import help_text
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = help_text()
@@ -70,11 +70,11 @@ def _trigger_args(parser) -> None:
 
 
 def _trigger_run(args) -> dict[str, Any]:
-    from governance.services import event_trigger
+    from governance.intake.services import event_trigger
 
     data = None
     if args.data:
-        from memories.strict_json import UnsafeJson, strict_loads
+        from textrules.strict_json import UnsafeJson, strict_loads
 
         try:
             data = strict_loads(args.data)
@@ -152,8 +152,8 @@ def _review_args(parser) -> None:
 
 
 def _review_run(args) -> dict[str, Any]:
-    from governance.selectors import review_item_dict, review_item_get, review_queue
-    from governance.services import review_approve, review_reject
+    from governance.review.selectors import review_item_dict, review_item_get, review_queue
+    from governance.review.services import review_approve, review_reject
 
     if args.action == "list":
         status = None if args.status == "all" else args.status

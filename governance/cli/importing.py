@@ -1,13 +1,13 @@
-"""import: the trusted, audited bulk load (governance.imports) from a JSONL file."""
+"""import: the trusted, audited bulk load (governance.write.imports) from a JSONL file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from governance.imports import ImportFailed, memories_import
+from governance.write.imports import ImportFailed, memories_import
 from memories.cli.base import CliError, Subcommand, progress_bar
-from memories.services import embed_backfill
+from memories.embeddings.store import embed_backfill
 
 
 def _import_args(parser) -> None:

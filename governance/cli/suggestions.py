@@ -13,7 +13,7 @@ def _suggestions_args(parser) -> None:
 
 
 def _suggestions_run(args) -> dict[str, Any]:
-    from governance.selectors import suggestion_dict, suggestions_open
+    from governance.knowledge.selectors import suggestion_dict, suggestions_open
 
     advertisers = (args.advertiser,) if args.advertiser else None
     return {"items": [suggestion_dict(s) for s in suggestions_open(advertisers=advertisers, limit=args.limit)]}

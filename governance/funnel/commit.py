@@ -25,9 +25,9 @@ from governance.funnel.pipeline import (
     stage_value,
 )
 from governance.funnel.types import StageOutcome
-from governance.hard_rules import Authority
-from governance.memory_write import Proposal, governed_reinforce, governed_write
 from governance.models import MemoryEvent, ReviewItem
+from governance.write.hard_rules import Authority
+from governance.write.memory import Proposal, governed_reinforce, governed_write
 from memories.constants import Layer
 
 

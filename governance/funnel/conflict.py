@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from governance.funnel.related import find_related
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.language import signals as s
 from memories.constants import Layer
+from textrules import signals as s
 
 _ATTRIBUTION_STRENGTH = {
     "human_config": 4,

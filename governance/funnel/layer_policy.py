@@ -1,5 +1,5 @@
 """The layer policy stage. Deterministic, and it overrides the judge. The hard rules
-themselves live in governance.hard_rules (the write function checks them again); this
+themselves live in governance.write.hard_rules (the write function checks them again); this
 stage turns them into a decision, and adds the soft ones: L2 needs conditions of
 validity, L3 a tool or system observation whose TTL has not already run out."""
 
@@ -11,10 +11,10 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
-from governance.language import signals as s
 from governance.models import LayerPolicy
+from governance.write.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
 from memories.constants import Layer, Source
+from textrules import signals as s
 
 OBSERVING_SOURCES = {Source.TOOL, Source.SYSTEM, Source.HUMAN}
 

@@ -12,20 +12,20 @@ from typing import Any
 
 from governance.funnel import conflict as conflict_stage
 from governance.funnel import validate as validate_stage
+from governance.funnel.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
 from governance.funnel.related import find_related
 from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.funnel.verifier import verify
-from governance.language.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.models import LayerPolicy, MemoryEvent, Trace
-from governance.providers.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
-from governance.safety import Findings
 from governance.traces import trace_create
-from governance.tuning import classify_min_confidence
+from judges.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
+from lingix_config.tuning import classify_min_confidence
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 from memories.metrics_registry import JUDGE_LATENCY, timed
+from textrules.safety import Findings
 
 FINAL = {"REJECT", "PENDING_REVIEW"}
 
@@ -118,7 +118,12 @@ def stage_value(ctx: FunnelContext) -> StageOutcome:
     offline = offline_value_checks(c)
     try:
         answer = ctx.provider.assess_value(
-            trigger_type=c.trigger_type, content=c.content, data=c.data, source=c.source, offline_checks=offline
+            trigger_type=c.trigger_type,
+            content=c.content,
+            data=c.data,
+            source=c.source,
+            offline_checks=offline,
+            criteria=[{"key": cr.key, "zh": cr.zh, "en": cr.en} for cr in VALUE_CRITERIA[c.trigger_type]],
         )
     except ProviderUnavailable as exc:
         return _parked("value", exc, ctx)

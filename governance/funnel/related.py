@@ -7,16 +7,16 @@ import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
+from governance.funnel.relation import relate
 from governance.funnel.types import Candidate
-from governance.language.relation import relate
-from governance.tuning import duplicate_cosine, related_cosine
+from lingix_config.tuning import duplicate_cosine, related_cosine
 from memories.constants import Layer, Status
 from memories.embeddings import get_embedder
+from memories.embeddings.store import embedding_text, memory_store_vectors, stale_embedding_q
 from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
-from memories.services import embedding_text, memory_store_vectors, stale_embedding_q
 
 STALE_LIMIT = 200
 KEEP = 5
@@ -34,7 +34,7 @@ def _scope_qs(c: Candidate):
 
 def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, exception_to_global: bool = False) -> dict[str, str] | None:
     """duplicate / contradiction / compatible with the signal that decided, or None when
-    the two are unrelated (governance.language.relation has the rules)."""
+    the two are unrelated (governance.funnel.relation has the rules)."""
     found = relate(
         new_text,
         old_text,

@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from governance.funnel.injection import injection_hits
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.hard_rules import Authority, HardRule, layer_refusal
-from governance.language import signals as s
+from governance.write.hard_rules import Authority, HardRule, layer_refusal
 from memories.constants import Attribution as A
 from memories.constants import Source
+from textrules import signals as s
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
 USER_ASSENT = re.compile(

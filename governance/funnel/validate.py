@@ -4,8 +4,8 @@ ranking and retention; below the layer's review threshold the write waits for a 
 from __future__ import annotations
 
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from governance.language import signals as s
 from governance.models import LayerPolicy
+from textrules import signals as s
 
 WEIGHTS = {"completeness": 0.20, "specificity": 0.20, "grounding": 0.25, "source_reliability": 0.20, "actionability": 0.15}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from governance.funnel.types import Candidate
-from governance.language import signals as s
+from textrules import signals as s
 
 TIMELY = s._rx(r"当前", r"最新", r"近期", r"目前", r"最近", r"\bcurrent(?:ly)?\b", r"\blatest\b", r"\brecent(?:ly)?\b", r"\bnow\b")
 

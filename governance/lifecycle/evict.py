@@ -16,9 +16,9 @@ from typing import Any
 
 from django.db.models import Count
 
-from governance.hard_rules import Authority
-from governance.memory_write import governed_lifecycle_transition
 from governance.models import LayerPolicy, Trace
+from governance.write.hard_rules import Authority
+from governance.write.memory import governed_lifecycle_transition
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch, chunks
 from memories.lifecycle.retention import DEFAULT_RETENTION, RetentionConfig, memory_retention, next_tier

@@ -10,10 +10,10 @@ from typing import Any
 
 from django.db.models import Count
 
-from governance.hard_rules import Authority
-from governance.memory_write import governed_lifecycle_transition
+from governance.knowledge.suggestions import suggestions_expire
 from governance.models import Trace
-from governance.suggestions import suggestions_expire
+from governance.write.hard_rules import Authority
+from governance.write.memory import governed_lifecycle_transition
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch
 from memories.models import Memory

@@ -11,7 +11,7 @@ LayerPolicy (the policy of the layer it leaves):
 - it was not promoted before, and no promotion of it is waiting or was refused.
 
 By default a promotion only opens a `promotion` review item that carries the template
-as its candidate; the reviewer's approval writes it (governance.services.review_approve). With `auto_promote` set on the L2 policy the template is written
+as its candidate; the reviewer's approval writes it (governance.review.services.review_approve). With `auto_promote` set on the L2 policy the template is written
 at once. Either way a MemoryEvent(kind=promotion) with its traces records what happened,
 and the template links back to its source through `derived_from`."""
 
@@ -23,10 +23,10 @@ from typing import Any
 from django.db.models import QuerySet
 
 from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus
-from governance.hard_rules import Authority, WriteOrigin, mature_l2
-from governance.memory_write import Proposal, governed_write
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
-from governance.services import review_item_create
+from governance.review.services import review_item_create
+from governance.write.hard_rules import Authority, WriteOrigin, mature_l2
+from governance.write.memory import Proposal, governed_write
 from memories.constants import Attribution, Layer, Source
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch

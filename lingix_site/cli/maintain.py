@@ -43,12 +43,12 @@ def _run_task(name: str, now: datetime) -> dict[str, Any]:
 
         return embeddings_backfill(now=now)
     if name == "organise":
-        from governance.organise.backfill import memories_organise, memories_unorganised_count
+        from governance.knowledge.organise.backfill import memories_organise, memories_unorganised_count
         from memories.cli.base import progress_bar
 
         with progress_bar(memories_unorganised_count(), "organising") as bar:
             return memories_organise(now=now, progress=bar.update)
-    from governance.snapshots import metric_snapshot_take
+    from governance.metrics.snapshots import metric_snapshot_take
 
     return {"snapshot_id": metric_snapshot_take(now=now).pk}
 
@@ -95,7 +95,7 @@ def _reflect_args(parser) -> None:
 
 
 def _reflect_run(args) -> dict[str, Any]:
-    from governance.reflection import reflection_run
+    from governance.lifecycle.reflection import reflection_run
 
     if args.window_days is not None and not 1 <= args.window_days <= 3650:
         raise CliError("--window-days must be between 1 and 3650")

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from governance.status import status_overview
+from governance.metrics.status import status_overview
 from lingix_site.bootstrap import bootstrap, login_instructions
 from lingix_site.demo import demo_load_once
 from memories.cli.base import Subcommand

@@ -126,8 +126,8 @@ def _backfill_args(parser) -> None:
 
 
 def _backfill_run(args) -> dict[str, Any]:
+    from memories.embeddings.store import embed_backfill, stale_embedding_q
     from memories.models import Memory
-    from memories.services import embed_backfill, stale_embedding_q
 
     if not 1 <= args.batch_size <= 2048:
         raise CliError("--batch-size must be between 1 and 2048")

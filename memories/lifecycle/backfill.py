@@ -9,8 +9,8 @@ from typing import Any
 from django.db import OperationalError
 
 from memories.embeddings import EmbeddingError
+from memories.embeddings.store import embed_backfill
 from memories.lifecycle.db import is_busy
-from memories.services import embed_backfill
 
 logger = logging.getLogger(__name__)
 

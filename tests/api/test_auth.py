@@ -115,7 +115,7 @@ def test_memory_detail_is_scoped(demo_memories, brand_a):
 
 
 def test_memory_detail_shows_version_history(db, make_memory, operator_token):
-    from memories.services import memory_supersede
+    from memories.storage import memory_supersede
 
     old = make_memory("brand_A 美妆新客出价上限 45 元", advertiser="brand_A")
     new = memory_supersede(old=old, content="brand_A 美妆新客出价上限调整为 50 元")

@@ -38,7 +38,7 @@ def test_status_counts_the_tokens_own_advertiser_and_global_memories(db, brand_a
 
 
 def test_the_cli_status_is_still_system_wide(db, make_memory):
-    from governance.status import status_overview
+    from governance.metrics.status import status_overview
 
     make_memory("brand_B 美妆 出价上限 45 元", advertiser="brand_B", layer="L2")
     make_memory("brand_A 医药OTC 出价上限 1.5 元", advertiser="brand_A", layer="L2")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from governance.services import event_trigger
+from governance.intake.services import event_trigger
 from lingix_site.demo import demo_load_once
 from memories.models import Memory
 

@@ -24,7 +24,7 @@ def set_audit_rate(db):
 @pytest.fixture
 def ingest(db, django_capture_on_commit_callbacks):
     """event_ingest with its on-commit embedding really run (later events see the vector)."""
-    from governance.services import event_ingest
+    from governance.intake.services import event_ingest
 
     def _ingest(text, **kw):
         with django_capture_on_commit_callbacks(execute=True):
@@ -35,7 +35,7 @@ def ingest(db, django_capture_on_commit_callbacks):
 
 @pytest.fixture
 def trigger(db, django_capture_on_commit_callbacks):
-    from governance.services import event_trigger
+    from governance.intake.services import event_trigger
 
     def _trigger(event_type, **kw):
         with django_capture_on_commit_callbacks(execute=True):

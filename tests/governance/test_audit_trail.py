@@ -6,11 +6,11 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from governance.hard_rules import Authority, WriteOrigin
-from governance.memory_write import governed_set_status
 from governance.models import AuditLog, LayerPolicy, ReviewItem
-from governance.selectors import review_item_get
-from governance.services import review_approve, review_reject
+from governance.review.selectors import review_item_get
+from governance.review.services import review_approve, review_reject
+from governance.write.hard_rules import Authority, WriteOrigin
+from governance.write.memory import governed_set_status
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -84,7 +84,7 @@ def test_an_api_token_decision_is_audited_without_a_log_entry(ingest):
 
 def test_policy_and_token_changes_are_audited(operator_user):
     from api.services import api_token_create, api_token_revoke
-    from governance.admin_edits import layer_policy_update
+    from governance.write.admin_edits import layer_policy_update
 
     policy = LayerPolicy.objects.get(layer="L3")
     layer_policy_update(policy=policy, user=operator_user, changes={"default_ttl_hours": 48})

@@ -4,10 +4,10 @@ falling back to offline), and read back by the entity arm of hybrid search."""
 
 from __future__ import annotations
 
-from governance.entities import link_entities, link_entities_with_llm
-from governance.hard_rules import Authority, WriteOrigin
-from governance.memory_write import Proposal, governed_write
+from governance.knowledge.entities import link_entities, link_entities_with_llm
 from governance.models import Trace
+from governance.write.hard_rules import Authority, WriteOrigin
+from governance.write.memory import Proposal, governed_write
 from memories.constants import LinkOrigin
 from memories.models import Memory, MemoryEntity, Relation
 from memories.search.filters import SearchFilter
@@ -193,7 +193,7 @@ def test_entity_arm_respects_the_advertiser_scope(db, django_capture_on_commit_c
 
 
 def test_backfill_links_memories_written_before_links_existed(make_memory):
-    from governance.entities.backfill import memories_link_backfill
+    from governance.knowledge.entities.backfill import memories_link_backfill
 
     old = [make_memory("brand_A 百度搜索 CPC 1.3元", advertiser="brand_A"), make_memory("双十二预热 CPM 上涨 25%", layer="L2")]
     report = memories_link_backfill(batch_size=1)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from governance.entities import link_entities_with_llm
+from governance.knowledge.entities import link_entities_with_llm
 from tests.fakes.openai_server import chat
 from tests.governance.test_entities import write
 

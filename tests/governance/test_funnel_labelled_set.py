@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from bench.funnel import LABELLED, evaluate_labelled, load_cases
-from governance.language.criteria import VALUE_CRITERIA
+from governance.funnel.criteria import VALUE_CRITERIA
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from governance.imports import ImportFailed, memories_import
+from governance.write.imports import ImportFailed, memories_import
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db

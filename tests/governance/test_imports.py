@@ -7,12 +7,12 @@ import pytest
 from django.db import IntegrityError
 from django.utils import timezone
 
-from governance.imports import ImportFailed, memories_import
 from governance.models import AuditLog
+from governance.write.imports import ImportFailed, memories_import
 from memories.constants import Status
 from memories.models import Memory
 from memories.selectors import memories_for_export
-from memories.services import memory_reinforce, memory_set_status, memory_supersede
+from memories.storage import memory_reinforce, memory_set_status, memory_supersede
 from memories.transfer import export_lines
 from tests.conftest import jsonl
 

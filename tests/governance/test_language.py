@@ -8,12 +8,12 @@ import pytest
 from django.core.management import call_command
 
 from api.recall import should_retrieve
-from governance.language import signals as s
-from governance.language.relation import relate
-from governance.language.trigger_schemas import SCHEMAS, example_event, field_rows, markdown_table, parse_trigger_data
+from governance.funnel.relation import relate
+from governance.funnel.trigger_schemas import SCHEMAS, example_event, field_rows, markdown_table, parse_trigger_data
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
+from textrules import signals as s
 
 ROOT = Path(__file__).resolve().parents[2]
 

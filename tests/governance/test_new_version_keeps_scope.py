@@ -4,7 +4,7 @@ carry forward unless the proposal sets them, and importance is scored again."""
 import pytest
 
 from governance.models import ReviewItem
-from governance.services import review_approve
+from governance.review.services import review_approve
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
-"""memories.services stores what governance decided and decides nothing; above memories,
-only governance/memory_write.py may call its row-changing functions, so every change to a
+"""memories.storage stores what governance decided and decides nothing; above memories,
+only governance/write/memory.py may call its row-changing functions, so every change to a
 memory passes the hard rules. Read from the source with ast, every package above memories."""
 
 import ast
@@ -14,7 +14,7 @@ def _storage_calls(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "memories.services":
+        if isinstance(node, ast.ImportFrom) and node.module == "memories.storage":
             found += [f"{path.relative_to(ROOT)}: imports {a.name}" for a in node.names if a.name in ROW_WRITERS]
         if isinstance(node, ast.Attribute) and node.attr in ROW_WRITERS and isinstance(node.value, ast.Name):
             if node.value.id in {"storage", "services"}:
@@ -32,9 +32,9 @@ def test_only_the_governed_write_path_changes_memory_rows():
 
 
 def test_the_organise_backfill_goes_through_the_write_path(db):
-    from governance.organise.backfill import memories_organise
+    from governance.knowledge.organise.backfill import memories_organise
     from memories.models import Memory
-    from memories.services import memory_create
+    from memories.storage import memory_create
 
     memory = memory_create(
         content="brand_A 医药OTC 冷启动期出价上限 2 元，ROI 目标 1.8", layer="L2", advertiser="brand_A", source="human", embed=False

@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from governance.constants import SignalKind, SuggestionStatus
+from governance.knowledge.selectors import suggestion_dict, suggestions_open
 from governance.lifecycle.expire import memories_expire
 from governance.models import Suggestion, Trace
-from governance.selectors import suggestion_dict, suggestions_open
 from lingix_site.demo import demo_load_once
 from memories.constants import Status
 from memories.models import Memory
@@ -139,8 +139,8 @@ def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offere
     strategy = Memory.objects.get(pk=offered["strategies"][0]["id"])
     assert template.pk in [p["id"] for p in offered["templates"]]
 
-    from governance.hard_rules import Authority, WriteOrigin
-    from governance.memory_write import governed_lifecycle_transition, governed_set_status
+    from governance.write.hard_rules import Authority, WriteOrigin
+    from governance.write.memory import governed_lifecycle_transition, governed_set_status
 
     governed_set_status(
         memory=template,

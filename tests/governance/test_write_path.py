@@ -14,11 +14,11 @@ from django.utils import timezone
 
 from api.services import api_token_create
 from governance.constants import ReviewKind, ReviewStatus
-from governance.hard_rules import Authority, HardRuleViolation, WriteOrigin, l3_ttl_hours
-from governance.imports import ImportFailed, memories_import
-from governance.memory_write import Proposal, governed_write
 from governance.models import LayerPolicy, ReviewItem
-from governance.services import review_approve, review_item_create
+from governance.review.services import review_approve, review_item_create
+from governance.write.hard_rules import Authority, HardRuleViolation, WriteOrigin, l3_ttl_hours
+from governance.write.imports import ImportFailed, memories_import
+from governance.write.memory import Proposal, governed_write
 from memories.constants import Layer, Status
 from memories.models import Memory
 from tests.fakes.openai_server import error

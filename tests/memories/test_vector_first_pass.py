@@ -50,9 +50,9 @@ def corpus(db):
     the slow part, and the vectors of the same texts do not change between tests)."""
     import json
 
-    from governance.imports import memories_import
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embedding_text, memory_store_vectors
     from memories.models import Memory
-    from memories.services import embedding_text, memory_store_vectors
 
     texts = synthetic_texts(320, seed=3)
     lines = [
@@ -114,8 +114,8 @@ def test_scoped_search_never_returns_another_advertisers_rows(corpus, small_shor
 
 
 def test_scope_index_follows_new_and_moved_rows(corpus, small_shortlist, make_memory):
-    from governance.hard_rules import Authority, WriteOrigin
-    from governance.memory_write import governed_edit
+    from governance.write.hard_rules import Authority, WriteOrigin
+    from governance.write.memory import governed_edit
 
     embedder = get_embedder()
     query = embedder.embed_query("双11 美妆 直播间出价翻倍")

@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from tests.governance.safety.safety_corpus import HOSTILE, leaks
 from tests.security.stored import database_bytes
+from tests.textrules.safety.safety_corpus import HOSTILE, leaks
 
 CREDENTIALS = [c for c in HOSTILE if c["kind"] == "credential" and c["via"] == "ingest"]
 PICKED = [next(c for c in CREDENTIALS if c["family"] == f) for f in ("slack", "stripe", "db_url", "lgx")]

@@ -5,8 +5,8 @@ no value is in any table (raw, JSON-escaped or lowercased) nor in /recall output
 import pytest
 
 from governance.models import ReviewItem
-from tests.governance.safety.safety_corpus import HOSTILE, leaks
 from tests.security.stored import database_bytes
+from tests.textrules.safety.safety_corpus import HOSTILE, leaks
 
 
 def _send(client, case):

@@ -18,7 +18,7 @@ from governance.cli import distill as distill_cli
 from governance.cli import funnel as funnel_cli
 from governance.cli import importing as import_cli
 from governance.cli import suggestions as suggestions_cli
-from governance.providers.config import ProviderNotConfigured, resolve_provider_name
+from judges.config import ProviderNotConfigured, resolve_provider_name
 from lingix_site.cli import backup as backup_cli
 from lingix_site.cli import maintain as maintain_cli
 from lingix_site.cli import site as site_cli

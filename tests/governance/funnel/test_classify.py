@@ -3,7 +3,7 @@ and chatter refused before the funnel with its own trace."""
 
 import pytest
 
-from governance.providers.offline import offline_classify
+from judges.offline import offline_classify
 
 TEXTS = [
     ("user_feedback", "user", "用户纠正：brand_A 医药OTC类目出价不要超过1.5元"),

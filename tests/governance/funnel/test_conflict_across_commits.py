@@ -3,8 +3,8 @@
 
 import pytest
 
+from governance.intake.services import event_ingest
 from governance.models import LayerPolicy
-from governance.services import event_ingest
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db(transaction=True)

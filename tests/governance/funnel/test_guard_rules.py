@@ -15,8 +15,8 @@ def stage(decision, name):
 
 
 def _decision(d):
+    from governance.intake.services import decision_for_event
     from governance.models import MemoryEvent
-    from governance.services import decision_for_event
 
     return decision_for_event(MemoryEvent.objects.get(pk=d.event_id))
 

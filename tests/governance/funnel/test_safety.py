@@ -5,8 +5,8 @@ from django.db import connection
 
 from governance.funnel.commit import DEFAULT_PIPELINE
 from governance.funnel.pipeline import always
+from governance.intake.services import event_ingest, event_trigger
 from governance.models import MemoryEvent, ReviewItem, Trace
-from governance.services import event_ingest, event_trigger
 from memories.exceptions import DomainError
 from memories.models import Memory
 from tests.fakes.openai_server import error

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from governance.constants import EventKind, ReviewKind, ReviewStatus
 from governance.lifecycle.promote import STAGE, memories_promote, promotion_candidates
 from governance.models import MemoryEvent, ReviewItem, Trace
-from governance.services import review_approve, review_item_create, review_reject
+from governance.review.services import review_approve, review_item_create, review_reject
 from memories.constants import Attribution, Layer, Status
 from memories.models import Memory
 from tests.clock import T0

@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 
 from governance.constants import ReviewKind, ReviewStatus
+from governance.intake.services import event_ingest
+from governance.lifecycle.reflection import reflect, reflection_report_dict
 from governance.models import ReflectionReport, ReviewItem
-from governance.reflection import reflect, reflection_report_dict
-from governance.services import event_ingest
 from memories.models import Memory
 from tests.clock import T0
 

@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from governance.funnel.commit import audit_draw
-from governance.metrics import guard_metrics, guardrail_metrics
+from governance.metrics.guard import guard_metrics, guardrail_metrics
 from governance.models import AuditLog, MemoryEvent, ReviewItem, Trace
-from governance.selectors import review_item_get, review_queue
-from governance.services import review_approve, review_item_create, review_reject
+from governance.review.selectors import review_item_get, review_queue
+from governance.review.services import review_approve, review_item_create, review_reject
 from memories.exceptions import DomainError
 from memories.models import Memory
 
@@ -174,6 +174,6 @@ def test_review_queue_scoping(trigger):
 )
 def test_which_review_items_only_an_operator_may_approve(kind, payload, needs_operator):
     from governance.models import ReviewItem
-    from governance.selectors import review_writes_l1
+    from governance.review.selectors import review_writes_l1
 
     assert review_writes_l1(ReviewItem(kind=kind, payload=payload)) is needs_operator

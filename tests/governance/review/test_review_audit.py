@@ -5,9 +5,10 @@ import pytest
 
 from governance.constants import ReviewKind, ReviewStatus
 from governance.funnel.errors import L1ApprovalForbidden, ReviewNotOpen, SelfReviewForbidden
+from governance.intake.services import event_trigger
 from governance.models import AuditLog, LayerPolicy, MemoryEvent, ReviewItem, Trace
-from governance.review_audit import NotAnAuditedRefusal, review_can_overturn_write, review_overturn_write
-from governance.services import event_trigger, review_approve, review_reject
+from governance.review.audit import NotAnAuditedRefusal, review_can_overturn_write, review_overturn_write
+from governance.review.services import review_approve, review_reject
 from memories.models import Memory
 
 REFUSED = "brand_B 医药OTC 每周一上午信息流点击率偏高"

@@ -18,8 +18,8 @@ setup_throwaway_django("snapshot-race")
 
 from django.db import connection  # noqa: E402
 
-from governance.hard_rules import Authority, WriteOrigin  # noqa: E402
-from governance.memory_write import Proposal, governed_write  # noqa: E402
+from governance.write.hard_rules import Authority, WriteOrigin  # noqa: E402
+from governance.write.memory import Proposal, governed_write  # noqa: E402
 from memories.search import hybrid, vectors  # noqa: E402
 from memories.search.filters import SearchFilter  # noqa: E402
 

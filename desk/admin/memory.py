@@ -1,0 +1,266 @@
+"""The memory desk: browse, filter, correct and retire memories. Every write goes through
+governance.write.admin_edits, which traces and audits it; nothing here updates rows itself."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.text import Truncator
+from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from desk.admin.entities import memory_entities
+from desk.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
+from desk.admin.memory_list import MemoryListColumns
+from governance.intake.selectors import memory_source
+from governance.models import MemoryEvent
+from governance.write.admin_edits import (
+    ADMIN_EDITABLE_FIELDS,
+    memory_admin_edit,
+    memory_admin_reembed,
+    memory_admin_set_status,
+    memory_can_change,
+)
+from memories.constants import MemoryKind, Status
+from memories.exceptions import DomainError
+from memories.models import Memory
+from memories.selectors import memory_history
+
+
+@admin.register(Memory)
+class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "layer_code",
+        "kind_shown",
+        "short_content",
+        "scope",
+        "category_path",
+        "status_version",
+        "importance_shown",
+        "created_shown",
+    )
+    list_display_links = ("id", "short_content")
+    list_filter = ("layer", "kind", "status", AdvertiserFilter, BusinessLineFilter, CategoryFilter, "source", "tier")
+    search_fields = ("content", "advertiser", "category", "business_line")
+    list_per_page = 50
+    list_select_related = ("category_node",)
+    date_hierarchy = "created_at"
+    actions = ("archive_selected", "restore_selected", "reembed_selected")
+    readonly_fields = (
+        "layer",
+        "advertiser",
+        "status",
+        "version",
+        "source",
+        "source_attribution",
+        "grounding",
+        "observed_at",
+        "valid_from",
+        "valid_to",
+        "access_count",
+        "last_accessed_at",
+        "reinforcement_count",
+        "embedding_state",
+        "data_shown",
+        "created_at",
+        "updated_at",
+        "version_history",
+        "source_events",
+        "source_turns",
+        "entities",
+        "kind",
+        "category_path",
+        "abstract_line",
+        "abstract_paragraph",
+    )
+    fieldsets = (
+        (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
+        (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
+        (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
+        (_("Entities"), {"fields": ("entities",)}),
+        (
+            _("Provenance"),
+            {"fields": ("source", "source_attribution", "grounding", "observed_at", "source_events", "source_turns", "data_shown")},
+        ),
+        (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
+        (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
+    )
+
+    @admin.display(description=_("entities"))
+    def entities(self, obj):
+        return memory_entities(obj)
+
+    # New memories come in through the funnel or a trusted import, never a bare form, and
+    # nothing is deleted: archiving keeps the trail.
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        if obj is None:
+            return super().has_change_permission(request)
+        return memory_can_change(user=request.user, memory=obj)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("embedding")
+
+    @admin.display(description=_("category (tree)"), ordering="category_node__path")
+    def category_path(self, obj):
+        if not obj.category_node_id:
+            return "—"
+        return format_html('<span class="lingix-nowrap">{}</span>', obj.category_node.path)
+
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_shown(self, obj):
+        if not obj.kind:
+            return "—"
+        label = _("episodic") if obj.kind == MemoryKind.EPISODIC else _("semantic")
+        return format_html('<span class="lingix-nowrap kind-{}" title="{}">{}</span>', obj.kind, obj.get_kind_display(), label)
+
+    @admin.display(description=_("embedding"))
+    def embedding_state(self, obj):
+        if not obj.embedding_dim:
+            return _("missing (embed-backfill or the re-embed action will fill it)")
+        return f"{obj.embedding_model} · {obj.embedding_dim}d"
+
+    @admin.display(description=_("all versions"))
+    def version_history(self, obj):
+        chain = memory_history(memory=obj)
+        rows = format_html_join(
+            "",
+            '<tr{}><td><a href="{}">v{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    mark_safe(' style="font-weight:bold"') if m.pk == obj.pk else "",
+                    reverse("admin:memories_memory_change", args=[m.pk]),
+                    m.version,
+                    m.get_status_display(),
+                    localtime(m.valid_from).strftime("%Y-%m-%d %H:%M") if m.valid_from else "",
+                    localtime(m.valid_to).strftime("%Y-%m-%d %H:%M") if m.valid_to else "—",
+                    m.get_source_display(),
+                    Truncator(m.content).chars(120),
+                )
+                for m in chain
+            ),
+        )
+        return format_html(
+            '<table class="lingix-versions"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>',
+            _("version"),
+            _("status"),
+            _("valid from"),
+            _("valid to"),
+            _("source"),
+            _("content"),
+            rows,
+        )
+
+    @admin.display(description=_("source events"))
+    def source_events(self, obj):
+        chain_ids = [m.pk for m in memory_history(memory=obj)]
+        events = MemoryEvent.objects.filter(memory_id__in=chain_ids).order_by("created_at")
+        if not events:
+            return _("none recorded (demo data or a trusted import without an event)")
+        return format_html_join(
+            "",
+            '<div class="lingix-source-event"><a href="{}">#{} {} · {}</a> <span class="quiet">{} · {}</span><blockquote>{}</blockquote></div>',
+            (
+                (
+                    reverse("admin:governance_memoryevent_change", args=[e.pk]),
+                    e.pk,
+                    e.get_kind_display(),
+                    e.get_action_display() or e.get_status_display(),
+                    e.actor or e.get_source_display(),
+                    localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
+                    Truncator(e.raw_text or e.summary or "").chars(300),
+                )
+                for e in events
+            ),
+        )
+
+    @admin.display(description=_("source turns"))
+    def source_turns(self, obj):
+        source = memory_source(memory=obj)
+        if not source["turns"]:
+            return _("not from a conversation")
+        session = source["session_id"] or _("(no session id)")
+        rows = format_html_join(
+            "",
+            '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
+            ((t["index"], t["role"], t["content"]) for t in source["turns"]),
+        )
+        return format_html(
+            '<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
+            _("session"),
+            session,
+            _("event"),
+            source["event_id"],
+            rows,
+        )
+
+    def save_model(self, request, obj, form, change):
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}
+        # The form bound `obj` to the posted values; the service compares against the stored row.
+        stored = Memory.objects.get(pk=obj.pk)
+        result = memory_admin_edit(memory=stored, user=request.user, changes=changes)
+        request._lingix_result_pk = result.pk
+        obj.pk = result.pk
+
+    def save_related(self, request, form, formsets, change):
+        pass  # derived_from is governed by promotion, not editable here
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except DomainError as exc:  # a hard rule or a bad edit: shown, never a 500
+            self.message_user(request, str(exc), messages.ERROR)
+            return HttpResponseRedirect(request.path)
+
+    def response_change(self, request, obj):
+        new_pk = getattr(request, "_lingix_result_pk", obj.pk)
+        if new_pk != int(request.resolver_match.kwargs.get("object_id", new_pk)):
+            self.message_user(request, _("Saved as a new version; the previous version is kept in the history."), messages.SUCCESS)
+        return super().response_change(request, obj)
+
+    def _each(self, request, queryset, apply, done_message):
+        done, refused = 0, []
+        for memory in queryset:
+            try:
+                apply(memory)
+                done += 1
+            except (DomainError, PermissionDenied) as exc:
+                refused.append(str(exc))
+        if done:
+            self.message_user(request, done_message(done), messages.SUCCESS)
+        for reason in refused[:10]:
+            self.message_user(request, reason, messages.WARNING)
+
+    @admin.action(description=_("Archive selected memories"), permissions=["change"])
+    def archive_selected(self, request, queryset):
+        self._each(
+            request,
+            queryset,
+            lambda m: memory_admin_set_status(memory=m, user=request.user, status=Status.ARCHIVED),
+            lambda n: ngettext("Archived %d memory.", "Archived %d memories.", n) % n,
+        )
+
+    @admin.action(description=_("Restore selected memories"), permissions=["change"])
+    def restore_selected(self, request, queryset):
+        self._each(
+            request,
+            queryset,
+            lambda m: memory_admin_set_status(memory=m, user=request.user, status=Status.ACTIVE),
+            lambda n: ngettext("Restored %d memory.", "Restored %d memories.", n) % n,
+        )
+
+    @admin.action(description=_("Re-embed selected memories"), permissions=["change"])
+    def reembed_selected(self, request, queryset):
+        n = memory_admin_reembed(memories=list(queryset.select_related(None).only("id")), user=request.user)
+        self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)

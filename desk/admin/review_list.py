@@ -1,0 +1,57 @@
+"""The review queue's columns: what a reviewer needs to pick the next item, no more."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.timesince import timesince
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from desk.admin.list_cells import clamped, local_time, local_time_text
+from desk.admin.review_compare import review_candidate_text
+from governance.constants import ReviewStatus
+
+
+class ReviewListColumns:
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_badge(self, obj):
+        if obj.status == ReviewStatus.OPEN:
+            return format_html('<span class="lingix-badge kind-{}">{}</span>', obj.kind, obj.get_kind_display())
+        return format_html(
+            '<span class="lingix-badge kind-{}">{}</span><div class="quiet lingix-status-{}">{}</div>',
+            obj.kind,
+            obj.get_kind_display(),
+            obj.status,
+            obj.get_status_display(),
+        )
+
+    @admin.display(description=_("layer"), ordering="layer")
+    def layer_code(self, obj):
+        if not obj.layer:
+            return "—"
+        return format_html('<span class="lingix-layer layer-{}" title="{}">{}</span>', obj.layer, obj.get_layer_display(), obj.layer)
+
+    @admin.display(description=_("candidate"))
+    def candidate(self, obj):
+        return clamped(review_candidate_text(obj), css="lingix-wide")
+
+    @admin.display(description=_("scope"), ordering="advertiser")
+    def scope(self, obj):
+        return obj.advertiser or gettext("global")
+
+    @admin.display(description=_("waiting"), ordering="created_at")
+    def waiting(self, obj):
+        if obj.status != ReviewStatus.OPEN:
+            return format_html('<span class="quiet">{} {}</span>', gettext("decided"), local_time(obj.decided_at))
+        return format_html('<span title="{}">{}</span>', local_time_text(obj.created_at), timesince(obj.created_at, timezone.now()))
+
+    @admin.display(description=_("proposed by → reviewer"))
+    def people(self, obj):
+        proposer = obj.proposed_by or "—"
+        if obj.reviewer_name:
+            return format_html(
+                '<span class="lingix-nowrap">{}</span><br><span class="lingix-nowrap">→ {}</span>', proposer, obj.reviewer_name
+            )
+        return format_html('<span class="lingix-nowrap">{}</span>', proposer)

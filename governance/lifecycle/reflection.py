@@ -1,0 +1,386 @@
+"""Reflection: a periodic look back over memory and the funnel's decisions.
+
+Three kinds of finding, each opened as a `reflection` review item (once: an open item
+for the same finding is not duplicated) and collected in a stored ReflectionReport:
+- stale: active memories nobody recalled or reinforced within the window, of low
+  importance, older than the window (L1 rules and TTL-bound L3 signals excluded);
+- contradiction: two active memories of the same scope that state the same claim with
+  different numbers, or with opposite direction or negation;
+- repeated_reject: the funnel rejected the same proposal from the same actor again and
+  again, or one actor keeps tripping the same rule.
+
+Detection is deterministic (no judge call): lexical overlap over the CJK bigrams the
+keyword index uses, numbers and a small vocabulary of direction and negation words. The
+bundled embedder is not used for this because its cosine scores for any two ad-ops
+sentences sit between 0.85 and 0.95, too close together to tell one claim from
+another."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import combinations
+from typing import Any
+
+from django.db.models import Q
+
+from governance.constants import Action, ReviewKind, ReviewStatus
+from governance.models import MemoryEvent, ReflectionReport, ReviewItem
+from memories.constants import Layer, Status
+from memories.hashing import content_hash
+from memories.lifecycle.db import atomic_batch
+from memories.lifecycle.retention import memory_retention
+from memories.models import Memory
+from memories.search.tokens import text_tokens
+from memories.timefmt import iso_local
+from textrules.safety import scan_data
+
+ACTOR = "reflection"
+
+
+@dataclass(frozen=True)
+class ReflectionConfig:
+    window_days: int = 30
+    # importance at or under the neutral midpoint: nobody marked it as worth keeping
+    stale_importance_at_most: float = 5.0
+    # Share of bigrams two texts must have in common (numbers left out) to be read as
+    # the same claim.
+    same_claim_overlap: float = 0.5
+    # Different numbers are only a contradiction when the wording is almost identical;
+    # otherwise two related facts ("ROI 3.4 in week 1", "ROI 2.9 with targeting") collide.
+    number_conflict_overlap: float = 0.6
+    repeated_reject_min: int = 3
+    repeated_reason_min: int = 5
+    max_findings_per_kind: int = 100
+    # Scopes larger than this are compared only within the same category, to keep the
+    # pairwise pass cheap.
+    max_scope_pairs: int = 200_000
+
+
+DEFAULT_REFLECTION = ReflectionConfig()
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_DIRECTION_PAIRS = (
+    ("提高", "降低"),
+    ("提升", "降低"),
+    ("增加", "减少"),
+    ("加大", "减少"),
+    ("加大", "降低"),
+    ("上涨", "下降"),
+    ("上升", "下降"),
+    ("提价", "降价"),
+    ("高于", "低于"),
+    ("追加", "削减"),
+    ("放宽", "收紧"),
+    ("扩大", "缩小"),
+    ("increase", "decrease"),
+    ("raise", "lower"),
+    ("higher", "lower"),
+    ("more", "less"),
+    ("up", "down"),
+)
+_NEGATIONS = ("不要", "不得", "禁止", "避免", "不能", "不可", "不宜", "不适合", "不投", "无需", "切勿", "严禁")
+_EN_NEGATION = re.compile(r"\b(?:not|never|avoid|don't|do not|must not|no longer)\b", re.IGNORECASE)
+
+
+# --- claims -------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Claim:
+    memory: Memory
+    skeleton: frozenset[str]
+    numbers: tuple[str, ...]
+    negated: bool
+    lowered: str
+
+
+def _claim(memory: Memory) -> _Claim:
+    text = memory.content
+    without_numbers = _NUMBER.sub(" ", text)
+    skeleton = frozenset(t for t in text_tokens(without_numbers) if not t.isdigit())
+    negated = any(word in text for word in _NEGATIONS) or bool(_EN_NEGATION.search(text))
+    return _Claim(memory=memory, skeleton=skeleton, numbers=tuple(_NUMBER.findall(text)), negated=negated, lowered=text.lower())
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _direction_clash(a: str, b: str) -> tuple[str, str] | None:
+    for up, down in _DIRECTION_PAIRS:
+        if up.isascii():
+            has = lambda word, text: re.search(rf"\b{word}\b", text) is not None  # noqa: E731
+        else:
+            has = lambda word, text: word in text  # noqa: E731
+        if has(up, a) and has(down, b) and not has(up, b) and not has(down, a):
+            return up, down
+        if has(down, a) and has(up, b) and not has(down, b) and not has(up, a):
+            return down, up
+    return None
+
+
+def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAULT_REFLECTION) -> dict[str, Any] | None:
+    """Why a and b cannot both hold, or None."""
+    overlap = _overlap(a.skeleton, b.skeleton)
+    if overlap < config.same_claim_overlap:
+        return None
+    if a.negated != b.negated:
+        return {"type": "negation", "overlap": round(overlap, 3), "detail": "one memory negates what the other asserts"}
+    clash = _direction_clash(a.lowered, b.lowered)
+    if clash:
+        return {"type": "direction", "overlap": round(overlap, 3), "detail": f"“{clash[0]}” vs “{clash[1]}”"}
+    if overlap >= config.number_conflict_overlap and a.numbers and b.numbers and a.numbers != b.numbers:
+        differing = [(x, y) for x, y in zip(a.numbers, b.numbers, strict=False) if x != y]
+        if differing or len(a.numbers) != len(b.numbers):
+            return {
+                "type": "numbers",
+                "overlap": round(overlap, 3),
+                "detail": "; ".join(f"{x} vs {y}" for x, y in differing[:3]) or "different figures",
+            }
+    return None
+
+
+# --- findings -----------------------------------------------------------------
+def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any]]:
+    cutoff = now - timedelta(days=config.window_days)
+    queryset = (
+        Memory.objects.filter(
+            status=Status.ACTIVE, created_at__lte=cutoff, importance__lte=config.stale_importance_at_most, reinforcement_count=0
+        )
+        .filter(Q(last_accessed_at__isnull=True) | Q(last_accessed_at__lte=cutoff))
+        .exclude(layer__in=[Layer.L1, Layer.L3])
+        .order_by("importance", "created_at", "id")
+    )
+    findings = []
+    for memory in queryset[: config.max_findings_per_kind]:
+        retention = memory_retention(memory, now=now)
+        findings.append(
+            {
+                "key": f"stale:{memory.pk}",
+                "memory_id": memory.pk,
+                "layer": memory.layer,
+                "advertiser": memory.advertiser,
+                "content": memory.content[:200],
+                "importance": memory.importance,
+                "last_accessed_at": iso_local(memory.last_accessed_at),
+                "idle_days": round(retention.idle_days, 1),
+                "retention": round(retention.score, 4),
+            }
+        )
+    return findings
+
+
+def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
+    scopes: dict[tuple, list[_Claim]] = defaultdict(list)
+    for memory in (
+        Memory.objects.filter(status=Status.ACTIVE)
+        .only("id", "layer", "content", "advertiser", "business_line", "category", "importance")
+        .order_by("id")
+    ):
+        scopes[(memory.advertiser,)].append(_claim(memory))
+    findings = []
+    for (advertiser,), claims in scopes.items():
+        groups = [claims]
+        if len(claims) * (len(claims) - 1) // 2 > config.max_scope_pairs:
+            by_category: dict[str, list[_Claim]] = defaultdict(list)
+            for claim in claims:
+                by_category[claim.memory.category].append(claim)
+            groups = list(by_category.values())
+        for group in groups:
+            for a, b in combinations(group, 2):
+                why = contradiction_between(a, b, config)
+                if why is None:
+                    continue
+                findings.append(
+                    {
+                        "key": f"contradiction:{a.memory.pk}:{b.memory.pk}",
+                        "memory_id": a.memory.pk,
+                        "related_memory_id": b.memory.pk,
+                        "layers": [a.memory.layer, b.memory.layer],
+                        "advertiser": advertiser,
+                        "contents": [a.memory.content[:200], b.memory.content[:200]],
+                        **why,
+                    }
+                )
+                if len(findings) >= config.max_findings_per_kind:
+                    return findings
+    return findings
+
+
+def _normal_reason(reason: str) -> str:
+    return _NUMBER.sub("#", str(reason)).strip()[:160]
+
+
+def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any]]:
+    since = now - timedelta(days=config.window_days)
+    events = MemoryEvent.objects.filter(action=Action.REJECT, created_at__gt=since, created_at__lte=now).only(
+        "id", "actor", "source", "advertiser", "raw_text", "summary", "reasons", "event_type"
+    )
+    same_text: dict[tuple, list[MemoryEvent]] = defaultdict(list)
+    same_reason: dict[tuple, list[MemoryEvent]] = defaultdict(list)
+    for event in events.iterator(chunk_size=500):
+        who = event.actor or f"source:{event.source}"
+        text = event.raw_text or event.summary
+        if text:
+            same_text[(who, event.advertiser, content_hash(text))].append(event)
+        if event.reasons:
+            same_reason[(who, _normal_reason(event.reasons[0]))].append(event)
+    findings = []
+    for (who, advertiser, digest), group in sorted(same_text.items(), key=lambda kv: -len(kv[1])):
+        if len(group) < config.repeated_reject_min:
+            continue
+        sample = group[0]
+        findings.append(
+            {
+                "key": f"repeated_reject:text:{who}:{advertiser}:{digest[:16]}",
+                "pattern": "same_proposal",
+                "actor": who,
+                "advertiser": advertiser,
+                "count": len(group),
+                "text": (sample.raw_text or sample.summary)[:200],
+                "reasons": [str(r) for r in sample.reasons[:3]],
+                "event_ids": sorted(e.pk for e in group)[:20],
+            }
+        )
+    covered = {f["actor"] for f in findings}
+    for (who, reason), group in sorted(same_reason.items(), key=lambda kv: -len(kv[1])):
+        # An actor already flagged for repeating one proposal would be flagged twice.
+        if len(group) < config.repeated_reason_min or who in covered:
+            continue
+        findings.append(
+            {
+                "key": f"repeated_reject:reason:{who}:{content_hash(reason)[:16]}",
+                "pattern": "same_reason",
+                "actor": who,
+                "advertiser": group[0].advertiser if len({e.advertiser for e in group}) == 1 else None,
+                "count": len(group),
+                "reason": reason,
+                "event_ids": sorted(e.pk for e in group)[:20],
+            }
+        )
+    return findings[: config.max_findings_per_kind]
+
+
+# --- the pass -----------------------------------------------------------------
+def _item_reason(kind: str, finding: dict[str, Any]) -> str:
+    if kind == "stale":
+        return (
+            f"Stale {finding['layer']} memory #{finding['memory_id']}: no recall for {finding['idle_days']} days, "
+            f"importance {finding['importance']}. Archive it or confirm it still holds."
+        )
+    if kind == "contradiction":
+        return (
+            f"Memories #{finding['memory_id']} and #{finding['related_memory_id']} contradict each other "
+            f"({finding['type']}: {finding['detail']}). Keep one, correct or archive the other."
+        )
+    who = finding["actor"]
+    if finding["pattern"] == "same_proposal":
+        return f"{who} proposed the same rejected text {finding['count']} times: check the agent's prompt or capture rules."
+    return f"{who} was rejected {finding['count']} times for the same reason: {finding['reason']}"
+
+
+def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: datetime, window_days: int) -> list[int]:
+    """One item per finding: none while an item for it is open, nor within a window of a
+    reviewer settling it (a reviewer who kept a stale memory should not be asked daily)."""
+    from governance.review.services import review_item_create
+
+    recent = Q(status=ReviewStatus.OPEN) | Q(decided_at__gt=now - timedelta(days=window_days))
+    # Ordered by id so the newest item wins. The report links it with its status: open (a
+    # reviewer has it), or settled within the window (the finding rests until then).
+    known_items = {
+        (item.payload or {}).get("key"): (item.pk, item.status)
+        for item in ReviewItem.objects.filter(recent, kind=ReviewKind.REFLECTION).only("payload", "status").order_by("id")
+    }
+    created = []
+    for kind, finding in kind_findings:
+        if finding["key"] in known_items:
+            finding["review_item_id"], finding["review_item_status"] = known_items[finding["key"]]
+            continue
+        memory_id = finding.get("memory_id")
+        memory = Memory.objects.filter(pk=memory_id).first() if memory_id else None
+        related_id = finding.get("related_memory_id")
+        related = Memory.objects.filter(pk=related_id).first() if related_id else None
+        item = review_item_create(
+            kind=ReviewKind.REFLECTION,
+            memory=memory,
+            related_memory=related,
+            layer=memory.layer if memory else "",
+            advertiser=finding.get("advertiser"),
+            reason=_item_reason(kind, finding),
+            payload={"finding": kind, **finding},
+            proposed_by=ACTOR,
+        )
+        finding["review_item_id"], finding["review_item_status"] = item.pk, item.status
+        known_items[finding["key"]] = (item.pk, item.status)
+        created.append(item.pk)
+    return created
+
+
+def reflect(
+    *, now: datetime, actor: str = "scheduler", window_days: int | None = None, config: ReflectionConfig = DEFAULT_REFLECTION
+) -> ReflectionReport:
+    """One reflection pass: find, open review items, store the report. The finding step
+    only reads; the writes happen in one short transaction at the end."""
+    if window_days is not None:
+        if window_days < 1:
+            from memories.exceptions import InvalidInput
+
+            raise InvalidInput("window_days must be at least 1")
+        config = ReflectionConfig(**{**config.__dict__, "window_days": window_days})
+    stale = find_stale(now=now, config=config)
+    contradictions = find_contradictions(config=config)
+    rejects = find_repeated_rejects(now=now, config=config)
+
+    def store() -> ReflectionReport:
+        from governance.knowledge.organise.consolidate import consolidations_propose
+
+        consolidations = consolidations_propose(now=now)
+        created = _open_review_items(
+            [("stale", f) for f in stale] + [("contradiction", f) for f in contradictions] + [("repeated_reject", f) for f in rejects],
+            now=now,
+            window_days=config.window_days,
+        )
+        counts = {"stale": len(stale), "contradictions": len(contradictions), "repeated_rejects": len(rejects)}
+        created += [c["review_item_id"] for c in consolidations if c["status"] == "proposed"]
+        summary = (
+            f"{counts['stale']} stale, {counts['contradictions']} contradictions, "
+            f"{counts['repeated_rejects']} repeated-reject patterns over {config.window_days} days; "
+            f"{len(created)} new review items"
+        ) + (f"; {len(consolidations)} semantic consolidations proposed or waiting" if consolidations else "")
+        # Findings quote memories and rejected events; anything that slipped into them by a
+        # path outside the funnel must not be copied once more into the report.
+        findings, _ = scan_data(
+            {
+                "as_of": iso_local(now),
+                "run_by": actor,
+                "counts": counts,
+                "review_items_created": created,
+                "stale": stale,
+                "contradictions": contradictions,
+                "repeated_rejects": rejects,
+                "consolidations": consolidations,
+            }
+        )
+        return ReflectionReport.objects.create(created_at=now, window_days=config.window_days, summary=summary, findings=findings)
+
+    return atomic_batch(store)
+
+
+def reflection_report_dict(report: ReflectionReport) -> dict[str, Any]:
+    return {
+        "report_id": report.pk,
+        "created_at": iso_local(report.created_at),
+        "window_days": report.window_days,
+        "summary": report.summary,
+        **report.findings,
+    }
+
+
+def reflection_run(*, actor: str, now: datetime | None = None, window_days: int | None = None) -> dict[str, Any]:
+    """What `memory reflect`, POST /api/v1/reflect and the scheduled task return."""
+    from django.utils import timezone
+
+    return reflection_report_dict(reflect(now=now or timezone.now(), actor=actor, window_days=window_days))

@@ -1,0 +1,62 @@
+"""The category trees in a real Chromium, in Chinese: a reviewer opens them, sees each
+advertiser's tree beside the global one with counts and summaries, and follows a node to
+its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
+organise_category_memories_zh.png."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.desk.conftest import BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
+
+PASSWORD = "类目-review-2026"
+
+pytestmark = BROWSER_MARKS
+
+
+@pytest.fixture
+def demo_reviewer(transactional_db, django_user_model):
+    import_demo("demo-categories", embed=False)
+    return staff_user(django_user_model, "reviewer_li", "reviewer", password=PASSWORD)
+
+
+@pytest.fixture
+def page(live_server, demo_reviewer):
+    with chromium_tab() as tab:
+        yield tab
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_category_trees_in_the_admin(page, live_server):
+    from memories.models import Category, Memory
+
+    # Every demo memory was organised on its way in.
+    assert not Memory.objects.filter(kind="").exists()
+    assert not Memory.objects.filter(category_node__isnull=True).exists()
+    assert not Memory.objects.filter(abstract_line="").exists()
+
+    base = live_server.url
+    log_in(page, base, "reviewer_li", PASSWORD, then="/admin/memories/category/")
+    page.wait_for_selector("#result_list")
+    rows = page.locator("#result_list tbody tr").all_inner_texts()
+    assert any("医药OTC" in row and "brand_A" in row for row in rows)
+    assert any("全局" in row or "global" in row for row in rows)
+    # The example of the issue: brand_A's 医药OTC › 冷启动 › 出价, with its count and summary.
+    cold_start = Category.objects.get(advertiser="brand_A", path="医药OTC › 冷启动 › 出价")
+    assert cold_start.memory_count >= 1 and cold_start.parent.parent.path == "医药OTC"
+    assert any("出价" in r and "brand_A" in r and "条有效记忆" in r and "医药OTC冷启动" in r for r in rows)
+    screenshot(page, "organise_categories_zh.png")
+
+    # brand_A's tree only, then one node's memories: the memory desk filters to its subtree.
+    page.goto(f"{base}/admin/memories/category/?advertiser=brand_A")
+    page.wait_for_selector("#result_list")
+    scoped = page.locator("#result_list tbody tr").all_inner_texts()
+    assert scoped and all("brand_A" in r for r in scoped)
+    node = Category.objects.get(advertiser="brand_A", path="医药OTC")
+    page.click(f"#result_list a[href*='category={node.pk}']")
+    page.wait_for_selector("#result_list")
+    listed = page.locator("#result_list tbody tr").all_inner_texts()
+    expected = Memory.objects.filter(category_node__advertiser="brand_A", category_node__path__startswith="医药OTC").count()
+    assert len(listed) == expected == node.memory_count
+    assert all(("语义" in r or "情景" in r) for r in listed)
+    screenshot(page, "organise_category_memories_zh.png")

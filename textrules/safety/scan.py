@@ -1,0 +1,162 @@
+"""Scan a text or a JSON value: credentials are cut out, personal data masked, and what was
+found is reported by kind only, never by value."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from textrules.errors import InvalidInput
+from textrules.safety.credentials import find_credentials
+from textrules.safety.normalise import folded
+from textrules.safety.personal import find_personal
+
+T = TypeVar("T")
+
+REDACTED = "[REDACTED:{kind}]"
+# Kinds that say only "looks secret"; a vendor's name is the better label for a cut.
+GENERIC_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string", "secret_keyword", "base64_wrapped"})
+# A JSON key under which any non-empty string is a secret, whatever it looks like
+# (the key words of detect-secrets' keyword rule, plus tokens and their Chinese names).
+_SECRET_KEY = re.compile(
+    r"(?i)^(?:.*[_\-\s])?(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|private_?key"
+    r"|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|client_?secret|access_?token"
+    r"|auth_?token|refresh_?token|token|bearer|credentials?|cookie)$|密码|口令|密钥|秘钥|私钥|令牌"
+)
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What a scan found, by kind (sorted, unique): safe to store in a trace."""
+
+    credentials: tuple[str, ...] = ()
+    personal: tuple[str, ...] = ()
+
+    def __add__(self, other: Findings) -> Findings:
+        return Findings(
+            credentials=tuple(sorted({*self.credentials, *other.credentials})),
+            personal=tuple(sorted({*self.personal, *other.personal})),
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.credentials or self.personal)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"secrets": list(self.credentials), "personal": list(self.personal)}
+
+
+@dataclass(frozen=True)
+class Scan(Findings):
+    """A scanned text: `text` is safe to store."""
+
+    text: str = field(default="")
+
+
+def scan_text(text: str) -> Scan:
+    """Redact every credential in `text` and mask its personal data."""
+    if not text:
+        return Scan(text=text or "")
+    findings = find_credentials(text)
+    spans = _merge([(f.start, f.end, f.kind) for f in findings])
+    redacted = _replace(text, [(s, e, REDACTED.format(kind=k)) for s, e, k in spans])
+    view = folded(redacted)
+    personal = []
+    for finding in find_personal(view.text):
+        start, end = view.original_span(finding.start, finding.end)
+        personal.append((start, end, finding.mask, finding.kind))
+    masked = _replace(redacted, [(s, e, m) for s, e, m, _ in personal])
+    return Scan(text=masked, credentials=tuple(sorted({f.kind for f in findings})), personal=tuple(sorted({k for *_, k in personal})))
+
+
+def redact(text: str) -> str:
+    """`text` with credentials cut out and personal data masked, for places that only
+    store the text (notes, reasons, audit details)."""
+    return scan_text(text).text
+
+
+def scan_data(value: Any) -> tuple[Any, Findings]:
+    """A JSON value with every string scanned, keys included; a string under a
+    secret-sounding key (password, token, 密码…) is redacted whatever it holds."""
+    found = Findings()
+
+    def walk(item: Any, key: str = "") -> Any:
+        nonlocal found
+        if isinstance(item, dict):
+            out: dict[Any, Any] = {}
+            for k, v in item.items():
+                clean_key = k
+                if isinstance(k, str):
+                    scanned = scan_text(k)
+                    found += scanned
+                    clean_key = scanned.text
+                    while clean_key in out:
+                        clean_key += "_"
+                out[clean_key] = walk(v, k if isinstance(k, str) else "")
+            return out
+        if isinstance(item, (list, tuple)):
+            return [walk(v, key) for v in item]
+        if isinstance(item, str):
+            if item and _SECRET_KEY.search(key) and not item.startswith("[REDACTED:"):
+                found += Findings(credentials=("secret_keyword",))
+                return REDACTED.format(kind="secret_keyword")
+            scanned = scan_text(item)
+            found += scanned
+            return scanned.text
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 10**10:
+            # A phone or card number sent as a JSON number is personal data all the same.
+            scanned = scan_text(str(item))
+            if scanned:
+                found += scanned
+                return scanned.text
+        return item
+
+    return walk(value), found
+
+
+def _merge(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Overlapping findings become one cut, named by its most specific kind."""
+    merged: list[list[Any]] = []
+    for start, end, kind in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+            if merged[-1][2] in GENERIC_KINDS and kind not in GENERIC_KINDS:
+                merged[-1][2] = kind
+            continue
+        merged.append([start, end, kind])
+    return [(s, e, k) for s, e, k in merged]
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
+    out, at = [], 0
+    for start, end, replacement in sorted(spans):
+        if start < at:
+            continue
+        out.append(text[at:start])
+        out.append(replacement)
+        at = end
+    out.append(text[at:])
+    return "".join(out)
+
+
+class CredentialRefused(InvalidInput):
+    """A trusted path (admin edit, import) was handed a credential: it stores nothing."""
+
+    def __init__(self, credentials: tuple[str, ...], *, where: str = "") -> None:
+        self.credentials = credentials
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}holds a credential ({', '.join(credentials)}); remove it and try again")
+
+
+def refuse_credentials(value: T, *, where: str = "") -> T:
+    """`value` (a text or a JSON value) with its personal data masked, for paths that write
+    without the funnel. A credential is not redacted and written anyway: the whole write
+    is refused with CredentialRefused, naming the kinds (and `where`, e.g. "line 12")."""
+    if isinstance(value, str):
+        scanned = scan_text(value)
+        clean, found = scanned.text, Findings(scanned.credentials, scanned.personal)
+    else:
+        clean, found = scan_data(value)
+    if found.credentials:
+        raise CredentialRefused(found.credentials, where=where)
+    return clean  # type: ignore[return-value]
