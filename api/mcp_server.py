@@ -12,7 +12,7 @@ and Django's test client. The price: no server-initiated streaming (progress
 notifications, GET event streams), which none of these tools needs.
 
 What the tools do. Each tool calls the same operation as its HTTP endpoint in
-`api.api` / `api.conversation`, with the same input schema: scope checks, trusted-source
+`api/routers/`, with the same input schema: scope checks, trusted-source
 grants, the concurrency slot, the funnel services and the answer shape are shared, not
 copied. A refusal (403 scope, 404, 422 validation) comes back as a tool error naming
 the status. `review_list` and `review_decide` are listed only for tokens created with
@@ -107,7 +107,7 @@ async def search(
     top_k: Annotated[int, Field(ge=1, le=50)] = 5,
 ) -> dict[str, Any]:
     """Hybrid search (keywords + vectors) over the memories this token may read, with each result's scores."""
-    from api.api import search as operation
+    from api.routers.memory import search as operation
     from api.schemas import SearchIn
 
     values = {"query": query, "advertiser": advertiser, "business_line": business_line, "layers": layers, "top_k": top_k}
@@ -123,7 +123,7 @@ async def recall(
     force: bool = False,
 ) -> dict[str, Any]:
     """A <lingix-memory> block of the memories relevant to this turn, within a token budget (empty for chit-chat)."""
-    from api.api import recall as operation
+    from api.routers.memory import recall as operation
     from api.schemas import RecallIn
 
     values = {
@@ -148,7 +148,7 @@ async def ingest(
     explain: Annotated[bool, Field(description="include every funnel stage's trace")] = False,
 ) -> dict[str, Any]:
     """Propose a memory through the governed write funnel. Returns the decision: WRITE, UPDATE, REJECT or PENDING_REVIEW."""
-    from api.api import ingest as operation
+    from api.routers.writes import ingest as operation
     from api.schemas import IngestIn
 
     values = {
@@ -182,7 +182,7 @@ async def trigger(
     explain: bool = False,
 ) -> dict[str, Any]:
     """A structured event through the write funnel (no classification step). Returns the decision."""
-    from api.api import trigger as operation
+    from api.routers.writes import trigger as operation
     from api.schemas import TriggerIn
 
     values = {
@@ -201,21 +201,21 @@ async def trigger(
 
 async def get(memory_id: MemoryId) -> dict[str, Any]:
     """One memory with its version history (only inside the token's scope)."""
-    from api.api import memory_detail as operation
+    from api.routers.memory import memory_detail as operation
 
     return await _call(operation, memory_id)
 
 
 async def source(memory_id: MemoryId) -> dict[str, Any]:
     """The conversation turns (session id, turn indices, redacted text) or raw input a memory came from."""
-    from api.conversation import memory_source as operation
+    from api.routers.conversation import memory_source as operation
 
     return await _call(operation, memory_id)
 
 
 async def review_list(limit: Annotated[int, Field(ge=1, le=200)] = 50) -> dict[str, Any]:
     """Open review items in the token's scope, oldest first."""
-    from api.api import review_list as operation
+    from api.routers.review import review_list as operation
 
     return await _call(operation, limit=limit)
 
@@ -227,7 +227,7 @@ async def review_decide(
     decision_correct: Annotated[bool | None, Field(description="was the automatic decision right?")] = None,
 ) -> dict[str, Any]:
     """Approve or reject one review item (approval re-runs the deterministic rules; an L1 rule needs an operator)."""
-    from api.api import review_approve, review_reject
+    from api.routers.review import review_approve, review_reject
     from api.schemas import ReviewDecisionIn
 
     operation = review_approve if decision == "approve" else review_reject

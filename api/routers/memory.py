@@ -1,0 +1,129 @@
+"""Reads of memory: hybrid search, one memory with its versions, and the auto-recall block."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from ninja import Path, Router
+from ninja.errors import HttpError
+
+from api.concurrency import token_slot
+from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
+from api.routers.common import COMMON_ERRORS, MAX_ID, request_token
+from api.schemas import (
+    ErrorOut,
+    MemoryDetailOut,
+    RecallIn,
+    RecallOut,
+    SearchIn,
+    SearchOut,
+)
+from api.security import scope_for
+from memories.metrics_registry import record_recall
+from memories.presenters import memory_dict
+
+router = Router()
+
+
+# --- reads ----------------------------------------------------------------------------
+@router.post("/search", response={200: SearchOut, **COMMON_ERRORS}, tags=["memory"], summary="Hybrid search inside the token's scope")
+def search(request, payload: SearchIn):
+    from memories.selectors import memory_search
+
+    advertisers = scope_for(request_token(request), payload.advertiser)
+    scope = {
+        "advertisers": advertisers,
+        "business_line": payload.business_line,
+        "layers": tuple(payload.layers) if payload.layers else None,
+        "top_k": payload.top_k,
+        "kinds": (payload.kind,) if payload.kind else None,
+        "category": payload.category,
+    }
+    deep = None
+    with token_slot(request_token(request)):
+        if payload.mode == "deep":
+            from memories.search.deep import deep_search
+
+            response = deep_search(query=payload.query, **scope)
+            deep = response.deep
+        else:
+            response = memory_search(query=payload.query, **scope)
+    return {
+        "query": payload.query,
+        "results": [{**memory_dict(r.memory), "score": round(r.score, 4), "explain": r.explain} for r in response.results],
+        "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
+        "mode": payload.mode,
+        "deep": deep,
+        **_query_cut(response),
+    }
+
+
+def _query_cut(response) -> dict:
+    return {
+        "query_truncated": response.query_truncated,
+        "query_chars_embedded": response.query_chars_embedded,
+        "query_embedding": response.query_embedding,
+    }
+
+
+@router.get(
+    "/memories/{memory_id}",
+    response={200: MemoryDetailOut, 404: ErrorOut, **COMMON_ERRORS},
+    tags=["memory"],
+    summary="One memory with its version history",
+)
+def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
+    from memories.selectors import memory_get, memory_history
+
+    # Another advertiser's memory answers 404, not 403, so ids do not reveal what exists.
+    memory = memory_get(memory_id=memory_id, advertisers=request_token(request).scope)
+    return {**memory_dict(memory), "history": [memory_dict(m) for m in memory_history(memory=memory)]}
+
+
+@router.post(
+    "/recall", response={200: RecallOut, **COMMON_ERRORS}, tags=["memory"], summary="A <lingix-memory> prompt block for auto-recall"
+)
+def recall(request, payload: RecallIn):
+    from memories.selectors import memory_search
+
+    if payload.query is None and payload.messages is None:
+        raise HttpError(422, "give either 'query' or 'messages'")
+    advertisers = scope_for(request_token(request), payload.advertiser)
+    query = payload.query if payload.query is not None else query_from_messages([m.dict() for m in payload.messages or []])
+    query = query.strip()[:2000]
+    decision = should_retrieve(query, force=payload.force)
+    empty = {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": decision.reason, "query": query}
+    if not decision.retrieve:
+        return empty
+    with token_slot(request_token(request)):
+        response = memory_search(
+            query=query,
+            advertisers=advertisers,
+            business_line=payload.business_line,
+            layers=tuple(payload.layers) if payload.layers else None,
+            top_k=payload.top_k,
+        )
+    render = render_tiered if payload.detail == "tiered" else render_block
+    block = render([(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now())
+    record_recall(hits=len(block.lines), tokens=block.tokens)
+    return {
+        "context": block.context,
+        "memories": [
+            {
+                "id": line.memory.pk,
+                "layer": line.memory.layer,
+                "advertiser": line.memory.advertiser,
+                "content": line.memory.content,
+                "score": round(line.score, 4),
+                "age": line.age,
+                "tokens": line.tokens,
+                "detail": line.detail,
+            }
+            for line in block.lines
+        ],
+        "chosen": recall_choice(block, ranked=len(response.results)),
+        "tokens": block.tokens,
+        "retrieved": True,
+        "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",
+        "query": query,
+        **_query_cut(response),
+    }
