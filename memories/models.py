@@ -25,6 +25,8 @@ class Memory(models.Model):
     layer = models.CharField(_("layer"), max_length=2, choices=Layer.choices, db_index=True)
     content = models.TextField(_("content"))
     data = models.JSONField(_("structured data"), default=dict, blank=True)
+    # What the content claims (subject, lever, value, stance, conditions: textrules.claims), per version.
+    claim = models.JSONField(_("claim"), default=dict, blank=True)
 
     advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, help_text=_("Empty means global."))
     business_line = models.CharField(_("business line"), max_length=64, blank=True, default="")
