@@ -71,3 +71,23 @@ class SignalKind(models.TextChoices):
 class SuggestionStatus(models.TextChoices):
     OPEN = "open", _("open")
     EXPIRED = "expired", _("expired with its signal")
+
+
+class AuditEvent(models.TextChoices):
+    """What an audit row records: one value per kind of governed change."""
+
+    MEMORY_IMPORT = "memory.import", _("trusted import")
+    MEMORY_ADMIN_EDIT = "memory.admin_edit", _("memory edited in the admin")
+    MEMORY_ARCHIVE = "memory.archive", _("memory archived in the admin")
+    MEMORY_RESTORE = "memory.restore", _("memory restored in the admin")
+    MEMORY_REEMBED = "memory.reembed", _("memories re-embedded")
+    MEMORY_L1_WRITE = "memory.l1_write", _("L1 core rule written")
+    MEMORY_L1_STATUS = "memory.l1_status", _("L1 core rule status changed")
+    MEMORY_ERASE = "memory.erase", _("memory erased (tombstone left)")
+    REVIEW_APPROVED = "review.approved", _("review item approved")
+    REVIEW_REJECTED = "review.rejected", _("review item rejected")
+    REVIEW_OVERTURNED = "review.overturned", _("sampled audit overturned")
+    LAYER_POLICY_UPDATE = "layer_policy.update", _("layer policy changed")
+    API_TOKEN_CREATED = "api_token.created", _("API token created")
+    API_TOKEN_REVOKED = "api_token.revoked", _("API token revoked")
+    DATABASE_RESTORE = "database.restore", _("database restored from a backup")

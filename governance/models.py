@@ -9,7 +9,17 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus, SignalKind, SuggestionStatus, TriggerType
+from governance.constants import (
+    Action,
+    AuditEvent,
+    EventKind,
+    EventStatus,
+    ReviewKind,
+    ReviewStatus,
+    SignalKind,
+    SuggestionStatus,
+    TriggerType,
+)
 from memories.constants import Layer, Source
 
 
@@ -32,6 +42,9 @@ class MemoryEvent(models.Model):
     action = models.CharField(_("action"), max_length=16, choices=Action.choices, blank=True, default="")
     decided_layer = models.CharField(_("decided layer"), max_length=2, choices=Layer.choices, blank=True, default="")
     reasons = models.JSONField(_("reasons"), default=list, blank=True)
+    # The same reasons as codes with parameters (textrules.reasons), one per English
+    # sentence above: the desk renders them in the reader's language.
+    reason_codes = models.JSONField(_("reason codes"), default=list, blank=True)
     memory = models.ForeignKey(
         "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="events", verbose_name=_("memory")
     )
@@ -74,6 +87,7 @@ class Trace(models.Model):
     stage = models.CharField(_("stage"), max_length=32, db_index=True)
     decision = models.CharField(_("decision"), max_length=32, blank=True, default="")
     reasons = models.JSONField(_("reasons"), default=list, blank=True)
+    reason_codes = models.JSONField(_("reason codes"), default=list, blank=True)
     scores = models.JSONField(_("scores"), default=dict, blank=True)
     provider = models.CharField(_("provider"), max_length=32, blank=True, default="")
     model = models.CharField(_("model"), max_length=128, blank=True, default="")
@@ -116,6 +130,7 @@ class ReviewItem(models.Model):
     layer = models.CharField(_("layer"), max_length=2, choices=Layer.choices, blank=True, default="")
     advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True)
     reason = models.TextField(_("reason"), blank=True, default="")
+    reason_codes = models.JSONField(_("reason codes"), default=list, blank=True)
     payload = models.JSONField(_("payload"), default=dict, blank=True)
     proposed_by = models.CharField(_("proposed by"), max_length=128, blank=True, default="")
     proposed_by_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
@@ -177,7 +192,7 @@ class AuditLog(models.Model):
     """Append-only record of governed changes outside the funnel (imports, policy edits,
     admin actions, token management), in the shape of Zulip's RealmAuditLog."""
 
-    event_type = models.CharField(_("event type"), max_length=64, db_index=True)
+    event_type = models.CharField(_("event type"), max_length=64, choices=AuditEvent.choices, db_index=True)
     actor = models.CharField(_("actor"), max_length=150, blank=True, default="")
     target_type = models.CharField(_("target type"), max_length=64, blank=True, default="")
     target_id = models.CharField(_("target id"), max_length=64, blank=True, default="")
