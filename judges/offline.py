@@ -10,6 +10,7 @@ from judges.base import JudgeProvider, JudgeRequest, ProviderAnswer, Telemetry
 from judges.prompts import PROMPT_VERSIONS
 from judges.schemas import ClassifyOut, CriterionOut, JudgeOut, ValueOut
 from textrules import signals as s
+from textrules.reasons import Reason, ReasonCode
 
 ENVIRONMENT = s._rx(
     r"大促",
@@ -81,7 +82,7 @@ def _score_types(text: str, source: str) -> dict[str, float]:
 
 def offline_classify(text: str, source: str) -> ClassifyOut:
     if s.has(s.GREETING, text):
-        return ClassifyOut(trigger_type="none", confidence=0.95, reasons=["greeting or acknowledgement: nothing to remember"])
+        return ClassifyOut(trigger_type="none", confidence=0.95, reasons=[Reason.of(ReasonCode.GREETING)])
     scores = _score_types(text, source)
     ranked = sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
     (best, top), (_, second) = ranked[0], ranked[1]
@@ -89,7 +90,7 @@ def offline_classify(text: str, source: str) -> ClassifyOut:
         return ClassifyOut(
             trigger_type="none",
             confidence=round(min(0.9, 1 - top / 2), 3),
-            reasons=[f"no trigger type has enough signal (best {best}={top:.2f})"],
+            reasons=[Reason.of(ReasonCode.NO_TRIGGER_SIGNAL, trigger_type=best)],
             fields={"type_scores": {k: round(v, 2) for k, v in ranked[:3]}},
         )
     # Confidence grows with the winner's signal and its margin over the runner-up.
@@ -103,7 +104,7 @@ def offline_classify(text: str, source: str) -> ClassifyOut:
             "metrics": sorted(set(x.upper() for x in s.hits(s.METRIC, text)))[:6],
             "type_scores": {k: round(v, 2) for k, v in ranked[:3]},
         },
-        reasons=[f"patterns point to {best} (score {top:.2f}, runner-up {second:.2f})"],
+        reasons=[Reason.of(ReasonCode.PATTERNS_POINT_TO, trigger_type=best)],
     )
 
 
@@ -147,7 +148,7 @@ class OfflineProvider(JudgeProvider):
                 "user_confirmed": "weakly_grounded",
                 "user_stated": "weakly_grounded",
             }.get(attribution, "unknown")
-        reasons: list[str] = []
+        reasons: list[Reason] = []
         confidence = _BASE_CONFIDENCE.get(attribution, 0.4)
         consistency = "consistent"
         for rel in request.related:
@@ -157,17 +158,17 @@ class OfflineProvider(JudgeProvider):
         action = "WRITE"
         if grounding == "unsupported":
             action = "REJECT"
-            reasons.append("the numbers are contradicted by the event's own data")
+            reasons.append(Reason.of(ReasonCode.NUMBERS_CONTRADICTED))
         elif grounding in {"unknown", "weakly_grounded"} and s.numbers(request.content) and s.has(s.EFFECT, request.content):
             confidence -= 0.1
-            reasons.append("a quantified effect with only weak grounding")
+            reasons.append(Reason.of(ReasonCode.WEAK_GROUNDING))
         injected = s.hits(s.INJECTION, request.content + " " + str(request.data))
         if injected:
             action = "PENDING_REVIEW" if action == "WRITE" else action
             confidence = min(confidence, 0.3)
-            reasons.append(f"content tries to instruct the memory system ({injected[0]!r}); treated as data, sent to review")
+            reasons.append(Reason.of(ReasonCode.INSTRUCTION_IN_CONTENT, quote=injected[0]))
         if not reasons:
-            reasons.append(f"attribution {attribution}, grounding {grounding}, {consistency}")
+            reasons.append(Reason.of(ReasonCode.JUDGE_ASSESSMENT, attribution=attribution, grounding=grounding, consistency=consistency))
         out = JudgeOut(
             action=action,
             source_attribution=attribution,

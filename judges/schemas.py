@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf
+
+from textrules.reasons import Reason
 
 TriggerName = Literal[
     "user_feedback",
@@ -32,6 +34,11 @@ GroundingName = Literal["grounded", "weakly_grounded", "unsupported", "unknown"]
 ConsistencyName = Literal["consistent", "duplicate", "contradiction", "unknown"]
 
 
+# A model answers its reasons in its own words; the offline judge states them as codes.
+# InstanceOf: a Reason only as a Python object, so no model answer can forge a code.
+ReasonOrText = InstanceOf[Reason] | str
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -41,7 +48,7 @@ class ClassifyOut(_Strict):
     confidence: float = Field(ge=0, le=1)
     summary: str = ""
     fields: dict[str, Any] = Field(default_factory=dict)
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[ReasonOrText] = Field(default_factory=list)
 
 
 class CriterionOut(_Strict):
@@ -52,7 +59,7 @@ class CriterionOut(_Strict):
 
 class ValueOut(_Strict):
     criteria: list[CriterionOut] = Field(min_length=3, max_length=3)
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[ReasonOrText] = Field(default_factory=list)
 
 
 class JudgeOut(_Strict):
@@ -61,7 +68,7 @@ class JudgeOut(_Strict):
     grounding: GroundingName = "unknown"
     consistency: ConsistencyName = "unknown"
     confidence: float = Field(ge=0, le=1, default=0.5)
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[ReasonOrText] = Field(default_factory=list)
 
 
 class DoubtMemOut(_Strict):

@@ -26,9 +26,11 @@ from governance.funnel.pipeline import (
 )
 from governance.funnel.types import StageOutcome
 from governance.models import MemoryEvent, ReviewItem
+from governance.reasons import reason_columns, review_reason_columns
 from governance.write.hard_rules import Authority
 from governance.write.memory import Proposal, governed_reinforce, governed_write
 from memories.constants import Layer
+from textrules.reasons import Reason, ReasonCode
 
 
 def _review_kind(ctx: FunnelContext) -> str:
@@ -61,12 +63,12 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
             layer=c.layer or "",
             advertiser=c.advertiser,
             related_memory=c.conflict_with if c.conflict_kind == "contradiction" else None,
-            reason="; ".join(ctx.reasons)[:2000],
+            **review_reason_columns(ctx.reasons),
             proposed_by=event.actor,
             payload={
                 "candidate": c.as_payload() if c.layer else {**c.as_payload(), "layer": ""},
                 "auto_action": "PENDING_REVIEW",
-                "reasons": ctx.reasons,
+                **reason_columns(ctx.reasons),
             },
         )
         scores["review_item_id"] = ctx.review_item.pk
@@ -78,14 +80,15 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
         event.status = EventStatus.DECIDED
     event.action = ctx.final
     event.decided_layer = c.layer or ""
-    event.reasons = ctx.reasons
+    columns = reason_columns(ctx.reasons)
+    event.reasons, event.reason_codes = columns["reasons"], columns["reason_codes"]
     event.decided_at = timezone.now()
     event.memory = ctx.memory
     MemoryEvent.objects.filter(pk=event.pk).update(
         status=event.status,
         action=event.action,
         decided_layer=event.decided_layer or "",
-        reasons=event.reasons,
+        **columns,
         decided_at=event.decided_at,
         memory=event.memory,
         event_type=event.event_type,
@@ -114,12 +117,15 @@ def stage_sampled_audit(ctx: FunnelContext) -> StageOutcome | None:
         memory=ctx.memory,
         layer=ctx.candidate.layer or "",
         advertiser=ctx.candidate.advertiser,
-        reason=f"sampled audit of an automatic {ctx.final}",
+        **review_reason_columns([Reason.of(ReasonCode.SAMPLED_AUDIT_OF, action=ctx.final)]),
         proposed_by=ctx.event.actor,
-        payload={"auto_action": ctx.final, "reasons": ctx.reasons, "candidate": ctx.candidate.as_payload()},
+        payload={"auto_action": ctx.final, **reason_columns(ctx.reasons), "candidate": ctx.candidate.as_payload()},
     )
     return StageOutcome(
-        "sampled_audit", "SAMPLED", [f"picked for human audit (draw {draw:.4f} < rate {rate})"], {"review_item_id": item.pk}
+        "sampled_audit",
+        "SAMPLED",
+        [Reason.of(ReasonCode.PICKED_FOR_AUDIT)],
+        {"review_item_id": item.pk, "draw": round(draw, 4), "rate": rate},
     )
 
 

@@ -15,6 +15,7 @@ from governance.models import LayerPolicy
 from governance.write.hard_rules import Authority, HardRule, l3_expires_at, l3_ttl_hours, layer_refusal
 from memories.constants import Layer, Source
 from textrules import signals as s
+from textrules.reasons import Reason, ReasonCode
 
 OBSERVING_SOURCES = {Source.TOOL, Source.SYSTEM, Source.HUMAN}
 
@@ -67,16 +68,17 @@ def layer_policy(c: Candidate, policies: dict[str, LayerPolicy]) -> StageOutcome
         decision = "PENDING_REVIEW" if refusal.rule == HardRule.L1_AUTHORITATIVE else "REJECT"
         return StageOutcome("layer_policy", decision, [refusal.reason], scores)
     if layer == Layer.L2 and not has_conditions(c):
-        reason = "L2 needs conditions of validity (scope, advertiser or 'when/对于…' clause)"
-        return StageOutcome("layer_policy", "PENDING_REVIEW", [reason], scores)
+        return StageOutcome("layer_policy", "PENDING_REVIEW", [Reason.of(ReasonCode.L2_NEEDS_CONDITIONS)], scores)
     if layer == Layer.L3:
         if c.source not in OBSERVING_SOURCES:
-            return StageOutcome("layer_policy", "PENDING_REVIEW", [f"L3 needs a tool or system observation; source is {c.source}"], scores)
+            return StageOutcome("layer_policy", "PENDING_REVIEW", [Reason.of(ReasonCode.L3_NEEDS_OBSERVATION, source=c.source)], scores)
         ttl = l3_ttl_hours(policies.get(Layer.L3))
         c.expires_at = l3_expires_at(c.observed_at, ttl_hours=ttl)
         scores.update(ttl_hours=ttl, observed_at=c.observed_at.isoformat(), expires_at=c.expires_at.isoformat())
         if c.expires_at <= now:
-            stale = f"observed {c.observed_at:%Y-%m-%d %H:%M}, older than the {ttl} h L3 TTL: already stale"
+            stale = Reason.of(ReasonCode.L3_STALE, observed=f"{c.observed_at:%Y-%m-%d %H:%M}", hours=ttl)
             return StageOutcome("layer_policy", "REJECT", [stale], scores)
-        return StageOutcome("layer_policy", PASS, [f"L3 observation from {c.source}; expires {ttl} h after it was observed"], scores)
-    return StageOutcome("layer_policy", PASS, [f"{layer} accepts {c.attribution} from {c.source}"], scores)
+        return StageOutcome("layer_policy", PASS, [Reason.of(ReasonCode.L3_ACCEPTED, source=c.source, hours=ttl)], scores)
+    return StageOutcome(
+        "layer_policy", PASS, [Reason.of(ReasonCode.LAYER_ACCEPTS, layer=layer, attribution=c.attribution, source=c.source)], scores
+    )

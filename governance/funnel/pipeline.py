@@ -25,6 +25,7 @@ from lingix_config.tuning import classify_min_confidence
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 from memories.metrics_registry import JUDGE_LATENCY, timed
+from textrules.reasons import Reason, ReasonCode, as_reason
 from textrules.safety import Findings
 
 FINAL = {"REJECT", "PENDING_REVIEW"}
@@ -41,7 +42,7 @@ class FunnelContext:
     outcomes: list[StageOutcome] = field(default_factory=list)
     final: str | None = None
     intended: str = "WRITE"
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
     criteria_met: int = 0
     parked_by_provider: bool = False
     pending_traces: list[tuple[StageOutcome, Any]] = field(default_factory=list)
@@ -68,7 +69,8 @@ def _with_telemetry(outcome: StageOutcome, t: Telemetry) -> StageOutcome:
 
 def _parked(stage: str, exc: ProviderUnavailable, ctx: FunnelContext) -> StageOutcome:
     ctx.parked_by_provider = True
-    outcome = StageOutcome(stage, "PENDING_REVIEW", [f"{exc.telemetry.provider} judge unavailable: {exc.reason}; parked, nothing written"])
+    why = Reason.of(ReasonCode.JUDGE_UNAVAILABLE, provider=exc.telemetry.provider, why=exc.reason)
+    outcome = StageOutcome(stage, "PENDING_REVIEW", [why])
     return _with_telemetry(outcome, exc.telemetry)
 
 
@@ -78,11 +80,11 @@ def stage_safety(ctx: FunnelContext) -> StageOutcome:
     what it found. Kinds only: a trace never repeats a value."""
     found = ctx.safety
     if found.credentials:
-        reason = f"content holds a credential ({', '.join(found.credentials)}); redacted before storage and refused"
+        reason = Reason.of(ReasonCode.CREDENTIAL_REFUSED, kinds=list(found.credentials))
         return StageOutcome("safety", "REJECT", [reason], found.as_dict())
-    reasons = ["no credentials found"]
+    reasons = [Reason.of(ReasonCode.NO_CREDENTIALS)]
     if found.personal:
-        reasons.append(f"personal data masked before storage ({', '.join(found.personal)})")
+        reasons.append(Reason.of(ReasonCode.PERSONAL_DATA_MASKED, kinds=list(found.personal)))
     return StageOutcome("safety", PASS, reasons, found.as_dict())
 
 
@@ -98,10 +100,9 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
     threshold = classify_min_confidence()
     scores = {"trigger_type": out.trigger_type, "confidence": out.confidence, "threshold": threshold, "fields": out.fields}
     if out.trigger_type == "none" or out.confidence < threshold:
-        why = out.reasons[:1] or [f"confidence {out.confidence} below {threshold}"]
-        return _with_telemetry(
-            StageOutcome("classify", "REJECT", ["could not classify with enough confidence: " + why[0]], scores), answer.telemetry
-        )
+        # The model's own account of why (its words, or the offline classifier's code) follows.
+        why = [Reason.of(ReasonCode.NOT_CLASSIFIED), *(as_reason(r) for r in out.reasons[:1])]
+        return _with_telemetry(StageOutcome("classify", "REJECT", why, scores), answer.telemetry)
     c.trigger_type = out.trigger_type
     c.fields = dict(out.fields)
     if not c.layer:
@@ -109,7 +110,13 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
     ctx.event.event_type = c.trigger_type
     MemoryEvent.objects.filter(pk=ctx.event.pk).update(event_type=c.trigger_type)
     return _with_telemetry(
-        StageOutcome("classify", PASS, [f"{out.trigger_type} (confidence {out.confidence})", *out.reasons[:2]], scores), answer.telemetry
+        StageOutcome(
+            "classify",
+            PASS,
+            [Reason.of(ReasonCode.CLASSIFIED, trigger_type=out.trigger_type), *(as_reason(r) for r in out.reasons[:2])],
+            scores,
+        ),
+        answer.telemetry,
     )
 
 
@@ -135,12 +142,14 @@ def stage_value(ctx: FunnelContext) -> StageOutcome:
         got = next((cr for cr in criteria if cr.key == key), criteria[i] if i < len(criteria) else None)
         results[key] = {"met": bool(got and got.met), "evidence": (got.evidence if got else "")[:200], "zh": labels[key].zh}
     ctx.criteria_met = sum(1 for r in results.values() if r["met"])
-    missing = [f"{labels[k].zh} ({labels[k].en})" for k, r in results.items() if not r["met"]]
+    missing = [{"en": labels[k].en, "zh": labels[k].zh} for k, r in results.items() if not r["met"]]
     scores = {"criteria": results, "met": ctx.criteria_met, "data": data_trace(c)}
     if missing:
-        outcome = StageOutcome("value", "REJECT", [f"{c.trigger_type}: criterion not met: " + "; ".join(missing)], scores)
+        outcome = StageOutcome(
+            "value", "REJECT", [Reason.of(ReasonCode.VALUE_NOT_MET, trigger_type=c.trigger_type, criteria=missing)], scores
+        )
     else:
-        outcome = StageOutcome("value", PASS, [f"{c.trigger_type}: all 3 criteria met"], scores)
+        outcome = StageOutcome("value", PASS, [Reason.of(ReasonCode.VALUE_MET, trigger_type=c.trigger_type)], scores)
     return _with_telemetry(outcome, answer.telemetry)
 
 
@@ -204,20 +213,22 @@ def stage_judge(ctx: FunnelContext) -> StageOutcome:
         "tools": tools,
         "tool_latency_ms": round(tool_ms, 3),
     }
-    reasons = [*verdict.reasons[:4]]
+    reasons = [as_reason(r) for r in verdict.reasons[:4]]
     policy = ctx.policy()
     decision = PASS
     if c.grounding == "unsupported":
         decision = "REJECT"
-        reasons.insert(0, "grounding unsupported: the claim's numbers are not in the event's data")
+        reasons.insert(0, Reason.of(ReasonCode.GROUNDING_UNSUPPORTED))
     elif verdict.action == "REJECT":
         decision = "REJECT"
     elif verdict.action == "PENDING_REVIEW":
         decision = "PENDING_REVIEW"
     elif policy is not None and c.confidence < policy.review_confidence_below:
         decision = "PENDING_REVIEW"
-        reasons.insert(0, f"judge confidence {c.confidence} below the {c.layer} review threshold {policy.review_confidence_below}")
-    outcome = _with_telemetry(StageOutcome("judge", decision, reasons or [f"judge: {verdict.action}"], scores), answer.telemetry)
+        scores["review_confidence_below"] = policy.review_confidence_below
+        reasons.insert(0, Reason.of(ReasonCode.JUDGE_UNSURE, layer=c.layer))
+    reasons = reasons or [Reason.of(ReasonCode.JUDGE_VERDICT, action=verdict.action)]
+    outcome = _with_telemetry(StageOutcome("judge", decision, reasons, scores), answer.telemetry)
     outcome.latency_ms += tool_ms
     return outcome
 
@@ -238,7 +249,7 @@ def stage_conflict(ctx: FunnelContext) -> StageOutcome:
         return StageOutcome(
             "conflict",
             "PENDING_REVIEW",
-            [f"conflict check unavailable (embedder: {exc}); parked, nothing written"],
+            [Reason.of(ReasonCode.CONFLICT_UNAVAILABLE, why=str(exc))],
             latency_ms=(time.perf_counter() - started) * 1000,
         )
     if outcome.decision == "UPDATE":

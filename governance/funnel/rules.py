@@ -17,6 +17,7 @@ from governance.write.hard_rules import Authority, HardRule, layer_refusal
 from memories.constants import Attribution as A
 from memories.constants import Source
 from textrules import signals as s
+from textrules.reasons import Reason, ReasonCode
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
 USER_ASSENT = re.compile(
@@ -111,7 +112,7 @@ def number_conclusion(text: str) -> bool:
     return bool(s.numbers(text)) and (s.has(s.EFFECT, text) or s.has(s.METRIC, text))
 
 
-def _layer_refusal(c: Candidate) -> str | None:
+def _layer_refusal(c: Candidate) -> Reason | None:
     """A hard layer rule an automatic write would break (L1 without authority parks later,
     in the layer policy, so it is not a refusal here)."""
     if not c.layer:
@@ -137,10 +138,10 @@ def _strings(value: object) -> list[str]:
 def provenance_rules(c: Candidate) -> StageOutcome:
     """Before any model is asked: whose claim is it, and may it go where it asks to?"""
     c.attribution = derive_attribution(c)
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     suggestions = s.hits(s.SUGGESTION, c.content) + s.hits(s.ASSISTANT_VOICE, c.content)
     if suggestions and c.attribution == A.ASSISTANT_SUGGESTION:
-        reasons.append(f"assistant suggestion without a user confirmation signal ({suggestions[0]!r})")
+        reasons.append(Reason.of(ReasonCode.ASSISTANT_UNCONFIRMED, quote=suggestions[0]))
     layer_reason = _layer_refusal(c)
     if layer_reason:
         reasons.append(layer_reason)
@@ -151,7 +152,7 @@ def provenance_rules(c: Candidate) -> StageOutcome:
     }
     if reasons:
         return StageOutcome("provenance", "REJECT", reasons, scores)
-    return StageOutcome("provenance", PASS, [f"attribution {c.attribution}; no provenance rule fired"], scores)
+    return StageOutcome("provenance", PASS, [Reason.of(ReasonCode.PROVENANCE_PASSED, attribution=c.attribution)], scores)
 
 
 def content_rules(c: Candidate) -> StageOutcome:
@@ -159,12 +160,12 @@ def content_rules(c: Candidate) -> StageOutcome:
     grounding, the layer rules for a layer the trigger type chose, and text that gives
     the system orders (quarantined for a person whatever a judge would say)."""
     c.attribution = derive_attribution(c)  # the trigger type may be known only now
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     scores: dict[str, object] = {"attribution": c.attribution, "layer": c.layer}
     text = c.content
     hedges = [] if c.trigger_type == "anomaly_pattern" else s.is_hedged(text)
     if hedges:
-        reasons.append(f"tentative statement, not a settled preference or fact ({hedges[0]!r})")
+        reasons.append(Reason.of(ReasonCode.HEDGED, quote=hedges[0]))
     layer_reason = _layer_refusal(c)
     if layer_reason:
         reasons.append(layer_reason)
@@ -172,20 +173,19 @@ def content_rules(c: Candidate) -> StageOutcome:
         match = s.match_numbers(s.numbers(text), s.numbers_in_data(c.data))
         scores["numbers"] = {"claimed": match.claimed[:8], "matched": match.matched[:8]}
         if not match.matched:
-            reasons.append("a number-backed conclusion with no grounding in the event's data")
+            reasons.append(Reason.of(ReasonCode.UNGROUNDED_NUMBERS))
     scores["signals"] = {"hedge": hedges[:2]}
     if reasons:
         return StageOutcome("guard_rules", "REJECT", reasons, scores)
     injected = injection_hits("\n".join([c.content, *_strings(c.data)]))
     if injected:
         scores["injection"] = [kind for kind, _ in injected]
-        kinds = ", ".join(f"{kind} ({text!r})" for kind, text in injected)
-        reason = f"injection: the text gives the system orders: {kinds}; a person decides"
+        reason = Reason.of(ReasonCode.INJECTION_PARKED, quotes=[text for _, text in injected])
         return StageOutcome("guard_rules", "PENDING_REVIEW", [reason], scores)
-    return StageOutcome("guard_rules", PASS, [f"no deterministic rule fired (attribution {c.attribution})"], scores)
+    return StageOutcome("guard_rules", PASS, [Reason.of(ReasonCode.GUARD_PASSED, attribution=c.attribution)], scores)
 
 
-def deterministic_refusals(c: Candidate) -> list[str]:
+def deterministic_refusals(c: Candidate) -> list[Reason]:
     """The reasons the deterministic rules refuse a candidate, for an approval that runs
     them again. The layer rules are left to the write function, which knows who approves."""
     layer = c.layer

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from textrules.reasons import Reason
+
 # What a stage can conclude. PASS lets the event continue; the rest are final.
 PASS = "PASS"
 
@@ -14,7 +16,7 @@ PASS = "PASS"
 class StageOutcome:
     stage: str
     decision: str
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[Reason] = field(default_factory=list)
     scores: dict[str, Any] = field(default_factory=dict)
     provider: str = ""
     model: str = ""
@@ -25,7 +27,13 @@ class StageOutcome:
     cost_usd: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"stage": self.stage, "decision": self.decision, "reasons": list(self.reasons), "scores": self.scores}
+        out: dict[str, Any] = {
+            "stage": self.stage,
+            "decision": self.decision,
+            "reasons": [r.english() for r in self.reasons],
+            "reason_codes": [r.as_json() for r in self.reasons],
+            "scores": self.scores,
+        }
         if self.provider:
             out.update(provider=self.provider, model=self.model, prompt_version=self.prompt_version)
         out["latency_ms"] = round(self.latency_ms, 3)
@@ -60,6 +68,7 @@ class Candidate:
     conflict_kind: str = ""  # "", "duplicate", "contradiction"
     probe: Any = None  # the candidate's embedding, computed once
     related: list[Any] | None = None  # [{memory, cosine, relation}] near the candidate, once looked up
+    claim: Any = None  # its textrules.claims.Claim, read once
 
     def as_payload(self) -> dict[str, Any]:
         """What a parked candidate needs so a reviewer's approval can write it later."""
@@ -88,7 +97,9 @@ class Decision:
     layer: str | None
     memory_id: int | None
     event_id: int | None
+    # English, as the API and the CLI return them; the same reasons as codes beside them.
     reasons: list[str] = field(default_factory=list)
+    reason_codes: list[dict[str, Any]] = field(default_factory=list)
     stages: list[dict[str, Any]] = field(default_factory=list)
     review_item_id: int | None = None
     replayed: bool = False
@@ -100,6 +111,7 @@ class Decision:
             "memory_id": self.memory_id,
             "event_id": self.event_id,
             "reasons": list(self.reasons),
+            "reason_codes": list(self.reason_codes),
         }
         if self.review_item_id is not None:
             out["review_item_id"] = self.review_item_id

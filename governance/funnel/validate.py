@@ -6,6 +6,7 @@ from __future__ import annotations
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.models import LayerPolicy
 from textrules import signals as s
+from textrules.reasons import Reason, ReasonCode
 
 WEIGHTS = {"completeness": 0.20, "specificity": 0.20, "grounding": 0.25, "source_reliability": 0.20, "actionability": 0.15}
 
@@ -54,6 +55,9 @@ def validate(c: Candidate, policy: LayerPolicy | None, criteria_met: int) -> Sta
     threshold = policy.review_importance_below if policy else 3.0
     if c.importance < threshold:
         return StageOutcome(
-            "validate", "PENDING_REVIEW", [f"importance {c.importance} is below the {c.layer} review threshold {threshold}"], scores
+            "validate",
+            "PENDING_REVIEW",
+            [Reason.of(ReasonCode.IMPORTANCE_LOW, importance=c.importance, layer=c.layer, threshold=threshold)],
+            scores,
         )
-    return StageOutcome("validate", PASS, [f"importance {c.importance}/10"], scores)
+    return StageOutcome("validate", PASS, [Reason.of(ReasonCode.IMPORTANCE, importance=c.importance)], scores)

@@ -30,6 +30,7 @@ from governance.funnel.errors import (
 from governance.funnel.rules import claim_turns
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, Trace
+from governance.reasons import reason_columns, row_reasons
 from judges.config import get_judge, get_provider
 from lingix_config.tuning import max_text_chars
 from memories.constants import LAYER_CODES, Source
@@ -134,7 +135,7 @@ def _trace_dict(trace: Trace) -> dict[str, Any]:
     return StageOutcome(
         stage=trace.stage,
         decision=trace.decision,
-        reasons=trace.reasons,
+        reasons=row_reasons(trace),
         scores=trace.scores,
         provider=trace.provider,
         model=trace.model,
@@ -153,7 +154,7 @@ def decision_for_event(event: MemoryEvent, *, replayed: bool = False) -> Decisio
         layer=event.decided_layer or None,
         memory_id=event.memory_id,
         event_id=event.pk,
-        reasons=list(event.reasons or []),
+        **reason_columns(row_reasons(event)),
         stages=[_trace_dict(t) for t in event.traces.order_by("seq", "id")],
         review_item_id=review.pk if review else None,
         replayed=replayed,
@@ -244,7 +245,7 @@ def event_submit(
             # A custom pipeline without a commit stage still leaves a decided event.
             p.settle(ctx)
             MemoryEvent.objects.filter(pk=event.pk).update(
-                action=ctx.final, reasons=ctx.reasons, status=EventStatus.DECIDED, decided_at=timezone.now()
+                action=ctx.final, **reason_columns(ctx.reasons), status=EventStatus.DECIDED, decided_at=timezone.now()
             )
     event.refresh_from_db()
     record_decision(action=event.action, stage=ctx.decided_by or "commit")

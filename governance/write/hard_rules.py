@@ -27,6 +27,7 @@ from governance.models import LayerPolicy
 from memories.constants import Attribution, Grounding, Layer, Source, Status
 from memories.exceptions import DomainError
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 
 AUTHORITATIVE_SOURCES = frozenset({Source.HUMAN, Source.SYSTEM})
 AUTHORITATIVE_ATTRIBUTIONS = frozenset({Attribution.HUMAN_CONFIG, Attribution.RULE_UPDATE})
@@ -88,7 +89,7 @@ class HardRuleViolation(DomainError):
 @dataclass(frozen=True)
 class Refusal:
     rule: HardRule
-    reason: str
+    reason: Reason
 
 
 def l3_ttl_hours(policy: LayerPolicy | None = None) -> int:
@@ -142,28 +143,23 @@ def layer_refusal(
     look-up of an L4 write's sources."""
     if layer == Layer.L4:
         if authority.origin not in {WriteOrigin.PROMOTION, WriteOrigin.IMPORT}:
-            return Refusal(HardRule.L4_PROMOTION_ONLY, "L4 accepts no outside writes; only controlled promotion of mature L2 memories")
+            return Refusal(HardRule.L4_PROMOTION_ONLY, Reason.of(ReasonCode.L4_PROMOTION_ONLY))
         if not derived_from or any(m.layer != Layer.L2 for m in derived_from):
-            return Refusal(HardRule.L4_PROMOTION_ONLY, "an L4 template must be derived from an existing L2 memory")
+            return Refusal(HardRule.L4_PROMOTION_ONLY, Reason.of(ReasonCode.L4_NOT_DERIVED))
         if authority.origin == WriteOrigin.PROMOTION and not all(is_mature_l2(m) for m in derived_from):
-            return Refusal(
-                HardRule.L4_PROMOTION_ONLY, "the L2 source of this template is no longer mature (active, old, used and important enough)"
-            )
+            return Refusal(HardRule.L4_PROMOTION_ONLY, Reason.of(ReasonCode.L4_SOURCE_NOT_MATURE))
     if attribution == Attribution.AGENT_INFERENCE and layer in {Layer.L1, Layer.L2} and not authority.person:
-        return Refusal(HardRule.AGENT_INFERENCE_NEEDS_PERSON, f"agent inference may not write {layer} without a person's approval")
+        return Refusal(HardRule.AGENT_INFERENCE_NEEDS_PERSON, Reason.of(ReasonCode.AGENT_INFERENCE_NEEDS_PERSON, layer=layer))
     if layer == Layer.L1 and not authority.operator:
         authoritative = source in AUTHORITATIVE_SOURCES and attribution in AUTHORITATIVE_ATTRIBUTIONS
         if authority.origin != WriteOrigin.FUNNEL or not authoritative:
-            return Refusal(
-                HardRule.L1_AUTHORITATIVE,
-                f"L1 accepts authoritative sources only (human, system); source is {source}: an operator must approve",
-            )
+            return Refusal(HardRule.L1_AUTHORITATIVE, Reason.of(ReasonCode.L1_NEEDS_AUTHORITY, source=source))
     if layer == Layer.L3 and observed_at is None:
-        return Refusal(HardRule.L3_OBSERVATION, "L3 needs an observation time (observed_at)")
+        return Refusal(HardRule.L3_OBSERVATION, Reason.of(ReasonCode.L3_NEEDS_OBSERVED_AT))
     return None
 
 
 def enforce(**kwargs) -> None:
     refusal = layer_refusal(**kwargs)
     if refusal is not None:
-        raise HardRuleViolation(refusal.rule, refusal.reason)
+        raise HardRuleViolation(refusal.rule, refusal.reason.english())
