@@ -55,8 +55,6 @@ class ReviewStatus(models.TextChoices):
 
 # Deciding a review item is a reviewer's or operator's right (both roles hold it).
 REVIEW_PERMISSION = "governance.change_reviewitem"
-# The account `make run` creates, and the one CLI decisions act as unless told otherwise.
-DEFAULT_ADMIN_USER = "admin"
 
 
 class SignalKind(models.TextChoices):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 
 from django.conf import settings
 from pydantic import BaseModel, Field
@@ -27,6 +26,7 @@ from judges.base import ProviderUnavailable
 from judges.chat import ChatJSONClient
 from judges.config import ProviderNotConfigured, resolve_provider_name
 from judges.prompts import untrusted_block
+from lingix_config import config
 from memories.search.deep import MAX_SUBQUERIES, Candidate, DeepHookFailure, DeepHooks
 from textrules.safety import redact
 
@@ -124,6 +124,6 @@ def gateway_deep_hooks() -> DeepHooks | None:
             return None
     except ProviderNotConfigured:
         return None
-    key_digest = hashlib.sha256(os.environ.get("MEMORY_LLM_API_KEY", "").encode()).hexdigest()
+    key_digest = hashlib.sha256(config().llm_api_key.encode()).hexdigest()
     timeout = float(getattr(settings, "MEMORY_DEEP_TIMEOUT", 8.0))
     return _model(settings.MEMORY_LLM_BASE_URL, settings.MEMORY_JUDGE_MODEL, timeout, key_digest).hooks()

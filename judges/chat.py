@@ -2,16 +2,15 @@
 telemetry, and the JSON object read out of the answer. Every model-backed judge talks
 through it.
 
-429 and 5xx answers and connection failures are retried with exponential backoff (our
-own loop, so every attempt is counted in the trace); a timeout, an exhausted retry
-budget or an empty answer raises ProviderUnavailable. The key is read from the
-environment when the client is built and is never logged or traced."""
+429 and 5xx answers and connection failures are retried by the one retry policy
+(judges/retry.py), each attempt counted in the trace; a timeout, an exhausted retry budget
+or an empty answer raises ProviderUnavailable. The key comes from the configuration object
+(lingix_config) when the client is built and is never logged or traced."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import time
 from typing import Any
@@ -20,7 +19,8 @@ import openai
 from pydantic import BaseModel, ValidationError
 
 from judges.base import ProviderAnswer, ProviderUnavailable, Telemetry
-from lingix_config.tuning import llm_backoff_seconds, token_prices
+from judges.retry import RetryPolicy, call_with_retry
+from lingix_config import config
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,16 @@ def extract_json(text: str) -> Any:
         return json.loads(cleaned[start : end + 1])
 
 
+def _retry_after(exc: BaseException) -> float | None:
+    """The wait a 429 or 503 asked for (Retry-After, in seconds), if any."""
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
 class ChatJSONClient:
     """One chat-completions call with our retry policy and telemetry."""
 
@@ -48,26 +58,32 @@ class ChatJSONClient:
         self.name = name
         self.model = model
         self.timeout = timeout
-        self.max_retries = max(0, int(max_retries))
-        self.backoff = llm_backoff_seconds()
+        self.retry = RetryPolicy.from_config(retries=max_retries)
         # The client's own retries are off: ours count attempts and honour a capped Retry-After.
         self._client = openai.OpenAI(
-            api_key=api_key if api_key is not None else (os.environ.get("MEMORY_LLM_API_KEY") or "unused"),
+            api_key=api_key if api_key is not None else (config().llm_api_key or "unused"),
             base_url=base_url,
             timeout=timeout,
             max_retries=0,
         )
 
-    def _sleep_for(self, attempt: int, exc: Exception | None) -> float:
-        delay = self.backoff * (2**attempt)
-        response = getattr(exc, "response", None)
-        retry_after = response.headers.get("retry-after") if response is not None else None
-        if retry_after:
-            try:
-                delay = max(delay, min(float(retry_after), 10.0))
-            except ValueError:
-                pass
-        return delay
+    def _retryable(self, exc: BaseException) -> bool:
+        # A slow gateway stays slow (APITimeoutError is a connection error): park instead of
+        # multiplying the wait. A body that is not a chat completion is not retried either.
+        if isinstance(exc, openai.APITimeoutError):
+            return False
+        if isinstance(exc, openai.APIStatusError):
+            return exc.status_code in self.RETRY_STATUS
+        return isinstance(exc, openai.APIConnectionError)
+
+    def _reason(self, exc: BaseException) -> str:
+        if isinstance(exc, openai.APITimeoutError):
+            return f"timeout after {self.timeout:g}s"
+        if isinstance(exc, openai.APIStatusError):
+            return f"HTTP {exc.status_code}"
+        if isinstance(exc, openai.APIConnectionError):
+            return f"connection error: {type(exc).__name__}"
+        return f"malformed response from the gateway ({type(exc).__name__})"
 
     def ask(self, *, messages: list[dict[str, str]], prompt_version: str, json_mode: bool = True) -> tuple[str, Telemetry]:
         telemetry = Telemetry(provider=self.name, model=self.model, prompt_version=prompt_version, attempts=0)
@@ -75,49 +91,36 @@ class ChatJSONClient:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
-        last_reason = ""
-        for attempt in range(self.max_retries + 1):
-            telemetry.attempts = attempt + 1
+
+        def attempt() -> Any:
+            telemetry.attempts += 1
             try:
-                response = self._client.chat.completions.create(**kwargs)
-            except openai.APITimeoutError:
-                last_reason = f"timeout after {self.timeout:g}s"
-                telemetry.notes.append(last_reason)
-                break  # a slow gateway stays slow; park instead of multiplying the wait
-            except openai.APIStatusError as exc:
-                last_reason = f"HTTP {exc.status_code}"
-                telemetry.notes.append(last_reason)
-                if exc.status_code in self.RETRY_STATUS and attempt < self.max_retries:
-                    time.sleep(self._sleep_for(attempt, exc))
-                    continue
-                break
-            except openai.APIConnectionError as exc:
-                last_reason = f"connection error: {type(exc).__name__}"
-                telemetry.notes.append(last_reason)
-                if attempt < self.max_retries:
-                    time.sleep(self._sleep_for(attempt, exc))
-                    continue
-                break
+                return self._client.chat.completions.create(**kwargs)
             except (ValueError, openai.OpenAIError) as exc:
-                # A body that is not a chat completion at all (an HTML error page, broken JSON).
-                last_reason = f"malformed response from the gateway ({type(exc).__name__})"
-                telemetry.notes.append(last_reason)
-                break
+                telemetry.notes.append(self._reason(exc))
+                raise
+
+        try:
+            response = call_with_retry(
+                attempt, policy=self.retry, retry_on=self._retryable, wait_hint=_retry_after, what=f"{self.name} chat call"
+            )
+        except (ValueError, openai.OpenAIError) as exc:
             telemetry.latency_ms = (time.perf_counter() - started) * 1000
-            usage = getattr(response, "usage", None)
-            if usage is not None:
-                telemetry.tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-                telemetry.tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
-                price_in, price_out = token_prices()
-                telemetry.cost_usd = round(telemetry.tokens_in / 1000 * price_in + telemetry.tokens_out / 1000 * price_out, 8)
-            choices = getattr(response, "choices", None) or []
-            content = choices[0].message.content if choices and choices[0].message else None
-            if not content:
-                raise ProviderUnavailable("empty answer from the model", telemetry)
-            return content, telemetry
+            last_reason = self._reason(exc)
+            logger.warning("%s judge unavailable after %d attempt(s): %s", self.name, telemetry.attempts, last_reason)
+            raise ProviderUnavailable(f"{last_reason} after {telemetry.attempts} attempt(s)", telemetry) from None
         telemetry.latency_ms = (time.perf_counter() - started) * 1000
-        logger.warning("%s judge unavailable after %d attempt(s): %s", self.name, telemetry.attempts, last_reason)
-        raise ProviderUnavailable(f"{last_reason} after {telemetry.attempts} attempt(s)", telemetry)
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            telemetry.tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+            telemetry.tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+            price_in, price_out = config().token_prices
+            telemetry.cost_usd = round(telemetry.tokens_in / 1000 * price_in + telemetry.tokens_out / 1000 * price_out, 8)
+        choices = getattr(response, "choices", None) or []
+        content = choices[0].message.content if choices and choices[0].message else None
+        if not content:
+            raise ProviderUnavailable("empty answer from the model", telemetry)
+        return content, telemetry
 
     def ask_model(self, *, messages: list[dict[str, str]], prompt_version: str, schema: type[BaseModel]) -> ProviderAnswer:
         content, telemetry = self.ask(messages=messages, prompt_version=prompt_version)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 
 from django.conf import settings
 
@@ -13,7 +12,7 @@ from judges.base import JudgeProvider
 from judges.doubtmem import DoubtMemJudge
 from judges.offline import OfflineProvider
 from judges.openai_judge import OpenAIJudge
-from lingix_config.tuning import llm_backoff_seconds
+from lingix_config import config
 
 PROVIDERS = ("openai", "offline")
 
@@ -33,10 +32,10 @@ def resolve_provider_name() -> str:
     if explicit:
         if explicit not in PROVIDERS:
             raise ProviderNotConfigured(f"MEMORY_LLM_PROVIDER={explicit!r} is not a provider; use 'openai' or 'offline'")
-        if explicit == "openai" and not os.environ.get("MEMORY_LLM_API_KEY"):
+        if explicit == "openai" and not config().llm_api_key:
             raise ProviderNotConfigured("MEMORY_LLM_PROVIDER=openai needs MEMORY_LLM_API_KEY in the environment")
         return explicit
-    if os.environ.get("MEMORY_LLM_API_KEY"):
+    if config().llm_api_key:
         return "openai"
     raise ProviderNotConfigured(NOT_CONFIGURED_MESSAGE)
 
@@ -46,13 +45,13 @@ def get_provider() -> JudgeProvider:
     name = resolve_provider_name()
     if name == "offline":
         return OfflineProvider()
-    key_digest = hashlib.sha256(os.environ.get("MEMORY_LLM_API_KEY", "").encode()).hexdigest()
+    key_digest = hashlib.sha256(config().llm_api_key.encode()).hexdigest()
     return _openai_judge(
         settings.MEMORY_LLM_BASE_URL,
         settings.MEMORY_JUDGE_MODEL,
         float(settings.MEMORY_LLM_TIMEOUT),
         int(settings.MEMORY_LLM_MAX_RETRIES),
-        llm_backoff_seconds(),
+        config().memory_llm_backoff_seconds,
         key_digest,
     )
 
@@ -67,11 +66,11 @@ def _openai_judge(base_url: str, model: str, timeout: float, max_retries: int, b
 def get_judge(base: JudgeProvider | None = None) -> JudgeProvider:
     """The judge step's provider: the local DoubtMem model when its URL is set."""
     base = base or get_provider()
-    doubtmem_url = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "") or getattr(settings, "MEMORY_DOUBTMEM_BASE_URL", "")
+    doubtmem_url = settings.MEMORY_DOUBTMEM_BASE_URL
     if doubtmem_url:
         return DoubtMemJudge(
             base_url=doubtmem_url,
-            model=os.environ.get("MEMORY_DOUBTMEM_MODEL", "") or settings.MEMORY_DOUBTMEM_MODEL,
+            model=settings.MEMORY_DOUBTMEM_MODEL,
             timeout=settings.MEMORY_LLM_TIMEOUT,
             max_retries=settings.MEMORY_LLM_MAX_RETRIES,
             fallback=base,

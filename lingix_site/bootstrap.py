@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from governance.constants import DEFAULT_ADMIN_USER
-
-DEFAULT_ADMIN_PASSWORD = "lingix-admin"
+from lingix_config import config
 
 
 def bootstrap() -> dict[str, Any]:
@@ -16,19 +13,18 @@ def bootstrap() -> dict[str, Any]:
     from lingix_site.demo import demo_load_once
 
     User = get_user_model()
-    username = os.environ.get("LINGIX_ADMIN_USER", DEFAULT_ADMIN_USER)
+    username = config().lingix_admin_user
     created = False
     if not User.objects.filter(is_superuser=True).exists():
-        User.objects.create_superuser(username=username, email="", password=os.environ.get("LINGIX_ADMIN_PASSWORD", DEFAULT_ADMIN_PASSWORD))
+        User.objects.create_superuser(username=username, email="", password=config().lingix_admin_password.get_secret_value())
         created = True
     return {"admin_user": username, "admin_created": created, "demo": demo_load_once()}
 
 
 def login_instructions(result: dict[str, Any]) -> str:
-    host = os.environ.get("LINGIX_HOST", "127.0.0.1")
-    port = os.environ.get("LINGIX_PORT", "8000")
+    host, port = config().lingix_host, config().lingix_port
     password = (
-        f"password: {os.environ.get('LINGIX_ADMIN_PASSWORD', DEFAULT_ADMIN_PASSWORD)} (set LINGIX_ADMIN_PASSWORD to choose another)"
+        f"password: {config().lingix_admin_password.get_secret_value()} (set LINGIX_ADMIN_PASSWORD to choose another)"
         if result["admin_created"]
         else "password: the one set when the account was created"
     )

@@ -86,6 +86,11 @@ def load_env_file() -> list[str]:
         if name and name not in os.environ:
             os.environ[name] = value
             loaded.append(name)
+    if loaded:
+        # Anything that read the configuration before the file was loaded sees it now.
+        from lingix_config import reload_config
+
+        reload_config()
     return loaded
 
 

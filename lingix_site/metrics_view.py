@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
 from governance.metrics.collectors import ReviewQueueCollector
+from lingix_config import config
 from memories.metrics_db import MemoryCountsCollector
 from memories.metrics_registry import REGISTRY
 
@@ -28,7 +28,7 @@ _DB_REGISTRY.register(ReviewQueueCollector())
 
 
 def allowed_networks() -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    raw = os.environ.get("LINGIX_METRICS_ALLOW")
+    raw = config().lingix_metrics_allow
     raw = DEFAULT_ALLOW if raw is None else raw
     networks = []
     for part in raw.split(","):
@@ -53,7 +53,7 @@ def _address_allowed(address: str) -> bool:
 
 
 def _token_ok(request: HttpRequest) -> bool:
-    expected = os.environ.get("LINGIX_METRICS_TOKEN", "")
+    expected = config().lingix_metrics_token.get_secret_value()
     header = request.headers.get("Authorization", "")
     if not expected or not header.startswith("Bearer "):
         return False

@@ -7,24 +7,21 @@ from pathlib import Path
 
 import dj_database_url
 
+from lingix_config import config
+
 # The bundled embedder's OpenMP team spins between calls; one thread per process costs
 # less when several processes share the machine. (numpy's BLAS is held to one thread in
 # memories.apps, which works whatever was imported first.)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Every value below that an operator may set comes from this one typed object
+# (lingix_config/config.py: names, types, defaults); secrets stay on it and are not copied here.
+env = config()
 
-
-def _env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    return raw.strip().lower() in {"1", "true", "yes", "on"}
-
-
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "lingix-dev-only-insecure-key-change-me")
-DEBUG = _env_bool("DJANGO_DEBUG", False)
-ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",") if h]
+SECRET_KEY = env.django_secret_key.get_secret_value()
+DEBUG = env.django_debug
+ALLOWED_HOSTS = list(env.django_allowed_hosts)
 
 INSTALLED_APPS = [
     # Before django.contrib.admin, so the desk's admin templates override Django's.
@@ -75,7 +72,7 @@ TEMPLATES = [
 
 # --- database -------------------------------------------------------------
 DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'data' / 'lingix.db'}"
-DATABASES = {"default": dj_database_url.parse(os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)}
+DATABASES = {"default": dj_database_url.parse(env.database_url or DEFAULT_DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # IMMEDIATE takes the write lock at BEGIN, so web and qcluster writers queue on the
     # busy timeout instead of failing with "database is locked" on lock upgrade.
@@ -103,7 +100,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = os.environ.get("TZ_NAME", "Asia/Shanghai")
+TIME_ZONE = env.tz_name
 USE_I18N = True
 USE_TZ = True
 
@@ -111,7 +108,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Request bodies beyond this are refused before parsing (the API adds its own 413).
-DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MEMORY_MAX_BODY_BYTES", 256 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.memory_max_body_bytes
 
 # Every handler redacts credentials (tokens in a URL, bearer headers) from every record.
 # Django's own handlers are redefined here so none of them writes unfiltered: the access
@@ -134,56 +131,53 @@ LOGGING = {
         },
     },
     "loggers": {
-        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING"), "propagate": True},
+        "django": {"handlers": [], "level": env.log_level, "propagate": True},
         "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
         "django.request": {"handlers": [], "filters": ["client_errors_without_traceback"], "propagate": True},
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env.log_level},
 }
 
 # --- memory service -------------------------------------------------------
-# Provider selection is resolved (and refused when missing) in judges;
-# here we only read the raw environment so nothing secret is copied into settings dumps.
-MEMORY_LLM_PROVIDER = os.environ.get("MEMORY_LLM_PROVIDER", "").strip().lower()
-MEMORY_LLM_BASE_URL = os.environ.get("MEMORY_LLM_BASE_URL", "https://api.openai.com/v1")
-MEMORY_JUDGE_MODEL = os.environ.get("MEMORY_JUDGE_MODEL", "gpt-4o-mini")
-MEMORY_DOUBTMEM_BASE_URL = os.environ.get("MEMORY_DOUBTMEM_BASE_URL", "")
-MEMORY_DOUBTMEM_MODEL = os.environ.get("MEMORY_DOUBTMEM_MODEL", "DoubtMem-AxisGRPO-Qwen3-4B-step150")
-MEMORY_LLM_TIMEOUT = float(os.environ.get("MEMORY_LLM_TIMEOUT", "20"))
-MEMORY_LLM_MAX_RETRIES = int(os.environ.get("MEMORY_LLM_MAX_RETRIES", "2"))
-# Entity extraction by the gateway model after each write (one more chat call per write);
-# off by default, and only with the openai provider. Offline extraction always runs.
-MEMORY_ENTITIES_LLM = os.environ.get("MEMORY_ENTITIES_LLM", "").strip().lower() in {"1", "true", "yes", "on"}
-# Deep search's rewrite and rerank calls: one attempt each, then the fast result.
-MEMORY_DEEP_TIMEOUT = float(os.environ.get("MEMORY_DEEP_TIMEOUT", "8"))
+# The values tests override through Django's settings (pytest-django's `settings`). Provider
+# selection is resolved (and refused when missing) in judges; the key is not copied here.
+MEMORY_LLM_PROVIDER = env.memory_llm_provider
+MEMORY_LLM_BASE_URL = env.memory_llm_base_url
+MEMORY_JUDGE_MODEL = env.memory_judge_model
+MEMORY_DOUBTMEM_BASE_URL = env.memory_doubtmem_base_url
+MEMORY_DOUBTMEM_MODEL = env.memory_doubtmem_model
+MEMORY_LLM_TIMEOUT = env.memory_llm_timeout
+MEMORY_LLM_MAX_RETRIES = env.memory_llm_max_retries
+MEMORY_ENTITIES_LLM = env.memory_entities_llm
+MEMORY_DEEP_TIMEOUT = env.memory_deep_timeout
 
-MEMORY_EMBEDDING_PROVIDER = os.environ.get("MEMORY_EMBEDDING_PROVIDER", "local").strip().lower()
-MEMORY_EMBEDDING_MODEL = os.environ.get("MEMORY_EMBEDDING_MODEL", "text-embedding-3-small")
-MEMORY_EMBEDDING_BASE_URL = os.environ.get("MEMORY_EMBEDDING_BASE_URL", "") or MEMORY_LLM_BASE_URL
-MEMORY_EMBEDDING_DIMENSIONS = int(os.environ.get("MEMORY_EMBEDDING_DIMENSIONS", "0")) or None
-MEMORY_EMBEDDING_BATCH_SIZE = int(os.environ.get("MEMORY_EMBEDDING_BATCH_SIZE", "64"))
-MEMORY_EMBED_THREADS = int(os.environ.get("MEMORY_EMBED_THREADS", "1"))
+MEMORY_EMBEDDING_PROVIDER = env.memory_embedding_provider
+MEMORY_EMBEDDING_MODEL = env.memory_embedding_model
+MEMORY_EMBEDDING_BASE_URL = env.memory_embedding_base_url
+MEMORY_EMBEDDING_DIMENSIONS = env.memory_embedding_dimensions
+MEMORY_EMBEDDING_BATCH_SIZE = env.memory_embedding_batch_size
+MEMORY_EMBED_THREADS = env.memory_embed_threads
 # Tests and benchmarks embed synchronously; the web process defers to on_commit as well.
-MEMORY_EMBED_ON_WRITE = _env_bool("MEMORY_EMBED_ON_WRITE", True)
+MEMORY_EMBED_ON_WRITE = env.memory_embed_on_write
 
 # --- django-q2 -------------------------------------------------------------
 Q_CLUSTER = {
     "name": "lingix",
     "orm": "default",
-    "workers": int(os.environ.get("Q_WORKERS", "1")),
+    "workers": env.q_workers,
     "timeout": 240,
     "retry": 300,
     "max_attempts": 2,
     "catch_up": False,
     "save_limit": 500,
-    "sync": _env_bool("Q_SYNC", False),
+    "sync": env.q_sync,
 }
 # Access counts are flushed by a background thread in long-lived processes.
-MEMORY_ACCESS_ASYNC = _env_bool("MEMORY_ACCESS_ASYNC", True)
+MEMORY_ACCESS_ASYNC = env.memory_access_async
 # Per-token request rate for the agent API (ninja throttling syntax, e.g. "120/min").
-MEMORY_API_RATE = os.environ.get("MEMORY_API_RATE", "120/min")
+MEMORY_API_RATE = env.memory_api_rate
 # Expensive requests one token may have in flight (per process), and how much of a query the embedder reads.
-MEMORY_API_CONCURRENCY = int(os.environ.get("MEMORY_API_CONCURRENCY", "2"))
-MEMORY_EMBED_QUERY_TOKENS = int(os.environ.get("MEMORY_EMBED_QUERY_TOKENS", "96"))
+MEMORY_API_CONCURRENCY = env.memory_api_concurrency
+MEMORY_EMBED_QUERY_TOKENS = env.memory_embed_query_tokens
 # Query vectors kept per process for repeated queries (agents repeat themselves); 0 turns the cache off.
-MEMORY_QUERY_CACHE_SIZE = int(os.environ.get("MEMORY_QUERY_CACHE_SIZE", "1024"))
+MEMORY_QUERY_CACHE_SIZE = env.memory_query_cache_size

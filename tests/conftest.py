@@ -61,3 +61,24 @@ def policy(db):
 
 def jsonl(rows) -> list[str]:
     return [json.dumps(r, ensure_ascii=False) for r in rows]
+
+
+@pytest.fixture
+def env():
+    """Set (a string) or unset (None) environment variables for one test, and rebuild the
+    configuration object that reads them once (lingix_config); both come back afterwards.
+    `env(MEMORY_LLM_API_KEY="sk-…", LINGIX_METRICS_ALLOW=None)`."""
+    from lingix_config import reload_config
+
+    with pytest.MonkeyPatch.context() as patch:
+
+        def _set(**values: str | None) -> None:
+            for name, value in values.items():
+                if value is None:
+                    patch.delenv(name, raising=False)
+                else:
+                    patch.setenv(name, value)
+            reload_config()
+
+        yield _set
+    reload_config()

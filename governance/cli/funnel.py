@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
 
-from governance.constants import DEFAULT_ADMIN_USER, REVIEW_PERMISSION
+from governance.constants import REVIEW_PERMISSION
+from lingix_config import config
 from memories.cli.base import CliError, Subcommand
 from memories.timefmt import local_time, zone_label
 
@@ -125,7 +125,7 @@ def cli_user(username: str | None):
     reviews, never a free-text name."""
     from django.contrib.auth import get_user_model
 
-    name = username or os.environ.get("LINGIX_CLI_USER") or os.environ.get("LINGIX_ADMIN_USER") or DEFAULT_ADMIN_USER
+    name = username or config().lingix_cli_user or config().lingix_admin_user
     user = get_user_model().objects.filter(username=name, is_active=True).first()
     if user is None:
         raise CliError(f"no active user {name!r}; pass --as USERNAME (an account in the admin) or set LINGIX_CLI_USER")

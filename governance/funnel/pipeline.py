@@ -21,7 +21,7 @@ from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.traces import trace_create
 from judges.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
-from lingix_config.tuning import classify_min_confidence
+from lingix_config import config
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 from memories.metrics_registry import JUDGE_LATENCY, timed
@@ -97,7 +97,7 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
     except ProviderUnavailable as exc:
         return _parked("classify", exc, ctx)
     out = answer.value
-    threshold = classify_min_confidence()
+    threshold = config().memory_classify_min_confidence
     scores = {"trigger_type": out.trigger_type, "confidence": out.confidence, "threshold": threshold, "fields": out.fields}
     if out.trigger_type == "none" or out.confidence < threshold:
         # The model's own account of why (its words, or the offline classifier's code) follows.

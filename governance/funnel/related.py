@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from governance.funnel.relation import relate
 from governance.funnel.types import Candidate
-from lingix_config.tuning import duplicate_cosine, related_cosine
+from lingix_config import config
 from memories.constants import Layer, Status
 from memories.embeddings import get_embedder
 from memories.embeddings.store import embedding_text, memory_store_vectors, stale_embedding_q
@@ -40,8 +40,8 @@ def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, ex
         old_text,
         cosine=cosine,
         same_text=same_hash,
-        duplicate_cosine=duplicate_cosine(),
-        related_cosine=related_cosine(),
+        duplicate_cosine=config().memory_duplicate_cosine,
+        related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
     )
     return found.as_dict() if found else None

@@ -32,7 +32,7 @@ from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.reasons import reason_columns, row_reasons
 from judges.config import get_judge, get_provider
-from lingix_config.tuning import max_text_chars
+from lingix_config import config
 from memories.constants import LAYER_CODES, Source
 from memories.exceptions import InvalidInput
 from memories.locks import memory_write_lock
@@ -105,8 +105,8 @@ def _clean_text(name: str, text: Any, *, required: bool) -> str:
     text = text.strip()
     if required and not text:
         raise EmptyInput(f"{name} is empty")
-    if len(text) > max_text_chars():
-        raise InputTooLarge(f"{name} is {len(text)} characters; the limit is {max_text_chars()}")
+    if len(text) > config().memory_max_text_chars:
+        raise InputTooLarge(f"{name} is {len(text)} characters; the limit is {config().memory_max_text_chars}")
     return text
 
 
@@ -274,8 +274,8 @@ def _clean_messages(messages: Any) -> list[dict[str, str]]:
             turns.append({"role": turn["role"], "content": content, "index": index if isinstance(index, int) and index >= 0 else i})
     if not turns:
         raise EmptyInput("messages hold no text")
-    if sum(len(t["content"]) for t in turns) > max_text_chars():
-        raise InputTooLarge(f"messages hold more than {max_text_chars()} characters")
+    if sum(len(t["content"]) for t in turns) > config().memory_max_text_chars:
+        raise InputTooLarge(f"messages hold more than {config().memory_max_text_chars} characters")
     return turns
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 from django.conf import settings
 
+from lingix_config import config
 from memories.embeddings.base import Embedder, EmbeddingError
 
 __all__ = ["Embedder", "EmbeddingError", "get_embedder", "reset_embedder"]
@@ -27,8 +27,8 @@ def _build() -> Embedder:
         return OpenAIEmbedder(
             model=settings.MEMORY_EMBEDDING_MODEL,
             base_url=settings.MEMORY_EMBEDDING_BASE_URL,
-            # Read at call time from the environment so the key never sits in settings.
-            api_key=os.environ.get("MEMORY_LLM_API_KEY", ""),
+            # From the configuration object, so the key never sits in Django's settings.
+            api_key=config().llm_api_key,
             dimension=settings.MEMORY_EMBEDDING_DIMENSIONS,
             batch_size=settings.MEMORY_EMBEDDING_BATCH_SIZE,
             timeout=settings.MEMORY_LLM_TIMEOUT,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from judges.retry import RetryPolicy, call_with_retry
 from memories.embeddings.base import Embedder, EmbeddingError, normalise_rows
 
 
@@ -23,8 +22,9 @@ class OpenAIEmbedder(Embedder):
         dimension: int | None = None,
         batch_size: int = 64,
         timeout: float = 20.0,
-        max_retries: int = 3,
+        max_retries: int | None = None,
     ) -> None:
+        """`max_retries` None means MEMORY_LLM_MAX_RETRIES; the waits follow the one retry policy (judges/retry.py)."""
         import openai
 
         self._openai = openai
@@ -35,22 +35,24 @@ class OpenAIEmbedder(Embedder):
         self._expected_dimension = dimension
         self.dimension = dimension or 0
         self._batch_size = max(1, batch_size)
-        self._max_retries = max_retries
+        self._retry = RetryPolicy.from_config(retries=max_retries)
+
+    def _retryable(self, exc: BaseException) -> bool:
+        return isinstance(exc, (self._openai.RateLimitError, self._openai.InternalServerError, self._openai.APIConnectionError))
 
     def _request(self, texts: list[str]) -> np.ndarray:
-        delay = 0.5
-        for attempt in range(self._max_retries + 1):
-            try:
-                response = self._client.embeddings.create(model=self._model, input=texts)
-                vectors = np.array([item.embedding for item in sorted(response.data, key=lambda d: d.index)], dtype=np.float32)
-                break
-            except (self._openai.RateLimitError, self._openai.InternalServerError, self._openai.APIConnectionError) as exc:
-                if attempt == self._max_retries:
-                    raise EmbeddingError(f"embedding server failed after {attempt + 1} attempts: {type(exc).__name__}") from None
-                time.sleep(delay)
-                delay *= 2
-            except self._openai.APIError as exc:
-                raise EmbeddingError(f"embedding request refused: {type(exc).__name__}") from None
+        try:
+            response = call_with_retry(
+                lambda: self._client.embeddings.create(model=self._model, input=texts),
+                policy=self._retry,
+                retry_on=self._retryable,
+                what="embedding request",
+            )
+        except self._openai.APIError as exc:
+            if self._retryable(exc):
+                raise EmbeddingError(f"embedding server failed after {self._retry.attempts} attempts: {type(exc).__name__}") from None
+            raise EmbeddingError(f"embedding request refused: {type(exc).__name__}") from None
+        vectors = np.array([item.embedding for item in sorted(response.data, key=lambda d: d.index)], dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(texts):
             raise EmbeddingError("embedding server returned the wrong number of vectors")
         if self._expected_dimension and vectors.shape[1] != self._expected_dimension:

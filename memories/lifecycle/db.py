@@ -6,15 +6,12 @@ than that; then retrying the whole (short, idempotent) batch is the right answer
 
 from __future__ import annotations
 
-import logging
-import random
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TypeVar
 
 from django.db import OperationalError, connection, transaction
 
-logger = logging.getLogger(__name__)
+from judges.retry import RetryPolicy, call_with_retry
 
 T = TypeVar("T")
 BATCH_SIZE = 200
@@ -32,19 +29,20 @@ def atomic_batch(fn: Callable[[], T], *, attempts: int = 4, base_delay: float = 
     if connection.in_atomic_block:
         with transaction.atomic():
             return fn()
-    for attempt in range(1, attempts + 1):
-        try:
-            with transaction.atomic():
-                return fn()
-        except OperationalError as exc:
-            if not is_busy(exc) or attempt == attempts:
-                raise
-            delay = base_delay * (2 ** (attempt - 1)) * (1 + random.random())
-            logger.warning("database busy, retrying batch in %.2fs (attempt %d): %s", delay, attempt, exc)
-            time.sleep(delay)
-    raise AssertionError("unreachable")
+
+    def once() -> T:
+        with transaction.atomic():
+            return fn()
+
+    # The lock is local and short-lived, so its numbers are its own, not the gateway's.
+    policy = RetryPolicy(attempts=attempts, first_wait=base_delay, max_wait=5.0)
+    return call_with_retry(once, policy=policy, retry_on=_busy_error, what="write batch (database busy)")
 
 
-def chunks(ids: list[int], size: int = BATCH_SIZE):
+def _busy_error(exc: BaseException) -> bool:
+    return isinstance(exc, OperationalError) and is_busy(exc)
+
+
+def chunks(ids: list[int], size: int = BATCH_SIZE) -> Iterator[list[int]]:
     for start in range(0, len(ids), max(1, size)):
         yield ids[start : start + size]

@@ -130,8 +130,8 @@ def test_status(demo_memories, brand_a):
     assert body["memories"]["L1"] >= 1 and "embeddings" in body
 
 
-def test_no_provider_means_503_with_the_message(demo_memories, brand_a, settings, monkeypatch):
-    monkeypatch.delenv("MEMORY_LLM_API_KEY", raising=False)
+def test_no_provider_means_503_with_the_message(demo_memories, brand_a, settings, env):
+    env(MEMORY_LLM_API_KEY=None)
     settings.MEMORY_LLM_PROVIDER = ""
     response = brand_a.get("/status")
     assert response.status_code == 503

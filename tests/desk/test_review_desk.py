@@ -229,13 +229,10 @@ def test_dashboard_in_chinese(reviewer_client, queue):
         ("", None, "error", "MEMORY_LLM_PROVIDER=offline"),
     ],
 )
-def test_dashboard_names_the_judge(reviewer_client, settings, monkeypatch, provider, key, banner, text):
+def test_dashboard_names_the_judge(reviewer_client, settings, env, provider, key, banner, text):
     settings.MEMORY_LLM_PROVIDER = provider
     settings.MEMORY_JUDGE_MODEL = "gpt-4o-mini"
-    if key:
-        monkeypatch.setenv("MEMORY_LLM_API_KEY", key)
-    else:
-        monkeypatch.delenv("MEMORY_LLM_API_KEY", raising=False)
+    env(MEMORY_LLM_API_KEY=key)
     page = reviewer_client.get(reverse("admin:index")).content.decode()
     assert f'class="lingix-banner {banner}"' in page and text in page
     assert "OFFLINE judge is active" not in page

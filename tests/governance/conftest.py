@@ -54,14 +54,13 @@ API_KEY = "sk-test-fakegatewaykey-0123456789abcdef"
 
 
 @pytest.fixture
-def openai_gateway(fake_openai, settings, monkeypatch):
+def openai_gateway(fake_openai, settings, env):
     """MEMORY_LLM_PROVIDER=openai against the fake server on 127.0.0.1."""
     settings.MEMORY_LLM_PROVIDER = "openai"
     settings.MEMORY_LLM_BASE_URL = fake_openai.base_url
     settings.MEMORY_JUDGE_MODEL = "fake-judge"
     settings.MEMORY_LLM_TIMEOUT = 0.5
     settings.MEMORY_LLM_MAX_RETRIES = 2
-    monkeypatch.setenv("MEMORY_LLM_API_KEY", API_KEY)
-    monkeypatch.setenv("MEMORY_LLM_BACKOFF_SECONDS", "0.01")
-    monkeypatch.delenv("MEMORY_DOUBTMEM_BASE_URL", raising=False)
+    settings.MEMORY_DOUBTMEM_BASE_URL = ""
+    env(MEMORY_LLM_API_KEY=API_KEY, MEMORY_LLM_BACKOFF_SECONDS="0.01")
     return fake_openai

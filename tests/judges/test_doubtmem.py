@@ -43,10 +43,10 @@ def test_missing_tag_or_garbage_is_refused(text):
 
 
 @pytest.fixture
-def doubtmem(fake_openai, monkeypatch):
-    monkeypatch.setenv("MEMORY_DOUBTMEM_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("MEMORY_DOUBTMEM_MODEL", "DoubtMem-test")
-    monkeypatch.setenv("MEMORY_LLM_BACKOFF_SECONDS", "0.01")
+def doubtmem(fake_openai, settings, env):
+    settings.MEMORY_DOUBTMEM_BASE_URL = fake_openai.base_url
+    settings.MEMORY_DOUBTMEM_MODEL = "DoubtMem-test"
+    env(MEMORY_LLM_BACKOFF_SECONDS="0.01")
     return fake_openai
 
 

@@ -54,8 +54,8 @@ def assert_parked(decision, stage):
     return trace
 
 
-def test_correct_verdicts_pass_through_with_telemetry(openai_gateway, ingest, monkeypatch):
-    monkeypatch.setenv("MEMORY_LLM_PRICE_IN_PER_1K", "0.001")
+def test_correct_verdicts_pass_through_with_telemetry(openai_gateway, ingest, env):
+    env(MEMORY_LLM_PRICE_IN_PER_1K="0.001")
     script_ok(openai_gateway)
     d = ingest(TEXT, source="user", advertiser="brand_A")
     assert d.action == "WRITE" and d.layer == "L2"

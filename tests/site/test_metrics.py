@@ -87,34 +87,34 @@ def test_a_scripted_session_shows_in_every_family(demo_memories, settings, djang
     assert 'lingix_memories{layer="L1",status="active"}' in text
 
 
-def test_only_loopback_allow_list_or_token_may_scrape(db, monkeypatch):
+def test_only_loopback_allow_list_or_token_may_scrape(db, env):
     client = Client()
     outside = {"REMOTE_ADDR": "203.0.113.9"}
     refused = client.get("/metrics", **outside)
     assert refused.status_code == 403 and "LINGIX_METRICS_ALLOW" in refused.json()["detail"]
 
-    monkeypatch.setenv("LINGIX_METRICS_TOKEN", "scrape-secret-42")
+    env(LINGIX_METRICS_TOKEN="scrape-secret-42")
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong", **outside).status_code == 403
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-secret-42", **outside).status_code == 200
 
-    monkeypatch.setenv("LINGIX_METRICS_ALLOW", "203.0.113.0/24, not-an-address")
+    env(LINGIX_METRICS_ALLOW="203.0.113.0/24, not-an-address")
     assert client.get("/metrics", **outside).status_code == 200
     # The allow-list replaces the loopback default.
     assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403
     assert client.post("/metrics", REMOTE_ADDR="203.0.113.9").status_code == 405
 
 
-def test_an_ipv4_client_of_a_dual_stack_server_is_judged_by_its_ipv4_address(db, monkeypatch):
+def test_an_ipv4_client_of_a_dual_stack_server_is_judged_by_its_ipv4_address(db, env):
     client = Client()
     assert client.get("/metrics", REMOTE_ADDR="::ffff:127.0.0.1").status_code == 200
     assert client.get("/metrics", REMOTE_ADDR="::ffff:203.0.113.9").status_code == 403
-    monkeypatch.setenv("LINGIX_METRICS_ALLOW", "203.0.113.0/24")
+    env(LINGIX_METRICS_ALLOW="203.0.113.0/24")
     assert client.get("/metrics", REMOTE_ADDR="::ffff:203.0.113.9").status_code == 200
     assert client.get("/metrics", REMOTE_ADDR="::ffff:127.0.0.1").status_code == 403
 
 
-def test_an_allow_list_written_in_ipv4_mapped_form_still_matches(db, monkeypatch):
-    monkeypatch.setenv("LINGIX_METRICS_ALLOW", "::ffff:10.0.3.0/120")
+def test_an_allow_list_written_in_ipv4_mapped_form_still_matches(db, env):
+    env(LINGIX_METRICS_ALLOW="::ffff:10.0.3.0/120")
     client = Client()
     assert client.get("/metrics", REMOTE_ADDR="::ffff:10.0.3.7").status_code == 200
     assert client.get("/metrics", REMOTE_ADDR="::ffff:10.0.4.7").status_code == 403

@@ -1,0 +1,107 @@
+"""The configuration object: every variable the service reads is one typed field, read once
+from the environment; nothing else reads the environment."""
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from lingix_config import ConfigurationError, LingixConfig, config, reload_config
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_PACKAGES = ["api", "desk", "governance", "memories", "judges", "textrules", "lingix_config", "lingix_site"]
+# The names CONTRACT.md's "Configuration" table fixes (plus the admin and metrics ones the README documents).
+CONTRACT_NAMES = [
+    "DATABASE_URL",
+    "MEMORY_LLM_PROVIDER",
+    "MEMORY_LLM_API_KEY",
+    "MEMORY_LLM_BASE_URL",
+    "MEMORY_JUDGE_MODEL",
+    "MEMORY_DOUBTMEM_BASE_URL",
+    "MEMORY_DOUBTMEM_MODEL",
+    "MEMORY_EMBEDDING_PROVIDER",
+    "MEMORY_EMBEDDING_MODEL",
+    "MEMORY_EMBEDDING_BASE_URL",
+    "LINGIX_ADMIN_USER",
+    "LINGIX_ADMIN_PASSWORD",
+    "LINGIX_METRICS_ALLOW",
+    "LINGIX_METRICS_TOKEN",
+]
+
+
+def _sources():
+    for package in APP_PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" not in path.parts:
+                yield path, path.read_text(encoding="utf-8")
+
+
+def test_every_contract_name_is_a_field():
+    fields = {name.upper() for name in LingixConfig.model_fields}
+    assert set(CONTRACT_NAMES) <= fields
+
+
+def test_every_variable_the_code_names_is_a_field_with_a_description():
+    """Names in strings and comments (messages, docstrings); the OpenClaw plugin's own
+    variables are read by Node, not by us."""
+    fields = {name.upper() for name in LingixConfig.model_fields}
+    named = set()
+    for _, text in _sources():
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.STRING, tokenize.COMMENT, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)):
+                named |= set(re.findall(r"\b(?:MEMORY|LINGIX)_[A-Z0-9_]*[A-Z0-9]\b", token.string))
+    assert named - fields - {"LINGIX_API_KEY", "LINGIX_BASE_URL"} == set()
+    assert [name for name, field in LingixConfig.model_fields.items() if not field.description] == []
+
+
+def test_nothing_else_reads_the_environment():
+    # envfile fills the environment from .lingix.env before the object is built;
+    # settings.py only sets the embedder's thread count for libraries that read it.
+    allowed = {ROOT / "lingix_site" / "envfile.py", ROOT / "lingix_site" / "wsgi.py", ROOT / "lingix_config" / "config.py"}
+    readers = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path, text in _sources()
+        if path not in allowed
+        for number, line in enumerate(text.splitlines(), 1)
+        if re.search(r"os\.(?:environ|getenv)\b", line) and "setdefault(" not in line
+    ]
+    assert readers == []
+
+
+def test_read_once_and_rebuilt_on_demand(env):
+    first = config()
+    assert config() is first
+    env(MEMORY_LLM_TIMEOUT="3.5")
+    assert config() is not first and config().memory_llm_timeout == 3.5
+
+
+def test_empty_means_default_but_an_empty_allow_list_means_nobody(env):
+    env(MEMORY_LLM_TIMEOUT="", MEMORY_EMBEDDING_DIMENSIONS="0", LINGIX_METRICS_ALLOW="", MEMORY_EMBEDDING_BASE_URL="")
+    settings = config()
+    assert settings.memory_llm_timeout == 20.0 and settings.memory_embedding_dimensions is None
+    assert settings.lingix_metrics_allow == ""
+    assert settings.memory_embedding_base_url == settings.memory_llm_base_url
+
+
+def test_words_and_lists_are_normalised(env):
+    env(MEMORY_LLM_PROVIDER=" Offline ", DJANGO_ALLOWED_HOSTS="a.example, b.example,", LOG_LEVEL="info", MEMORY_ENTITIES_LLM="yes")
+    settings = config()
+    assert settings.memory_llm_provider == "offline" and settings.log_level == "INFO"
+    assert settings.django_allowed_hosts == ["a.example", "b.example"] and settings.memory_entities_llm is True
+
+
+@pytest.mark.parametrize("name, value", [("MEMORY_LLM_TIMEOUT", "二十秒"), ("MEMORY_RELATED_COSINE", "1.5"), ("LINGIX_PORT", "http")])
+def test_a_wrong_value_names_its_variable(env, name, value):
+    with pytest.raises(ConfigurationError, match=name):
+        env(**{name: value})
+    env(**{name: None})
+    assert reload_config() is config()
+
+
+def test_the_key_stays_out_of_settings_and_reprs(env, settings):
+    env(MEMORY_LLM_API_KEY="sk-test-密钥-0123456789abcdef")
+    assert config().llm_api_key == "sk-test-密钥-0123456789abcdef"
+    assert "sk-test" not in repr(config())
+    assert not any("sk-test" in str(getattr(settings, name)) for name in dir(settings) if name.isupper())
