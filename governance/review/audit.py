@@ -13,10 +13,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
-from governance.constants import Action, EventStatus, ReviewKind, ReviewStatus
+from governance.constants import Action, AuditEvent, EventStatus, ReviewKind, ReviewStatus
 from governance.funnel.errors import L1ApprovalForbidden
 from governance.funnel.types import Decision
 from governance.models import MemoryEvent, ReviewItem
+from governance.reasons import reason_columns, row_reasons
 from governance.review.steps import (
     review_candidate_recheck,
     review_item_lock_open,
@@ -30,6 +31,7 @@ from memories.constants import L1_PERMISSION, Layer, Status
 from memories.exceptions import InvalidInput
 from memories.locks import memory_write_lock
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 from textrules.safety import redact
 
 
@@ -80,11 +82,9 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
     memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes)
     action = Action.UPDATE if memory.supersedes_id else Action.WRITE
-    reasons = [
-        f"sampled audit overturned by reviewer {name}: automatic REJECT was wrong; {action} to {memory.layer} as memory #{memory.pk}"
-    ]
+    reasons = [Reason.of(ReasonCode.AUDIT_OVERTURNED, reviewer=name, action=action, layer=memory.layer, id=memory.pk)]
     if note:
-        reasons.append(f"note: {note}")
+        reasons.append(Reason.of(ReasonCode.NOTE, note=note))
     review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=False)
     item.memory = memory
     item.save(update_fields=["memory"])
@@ -102,13 +102,15 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
             action=action,
             memory=memory,
             decided_layer=memory.layer,
-            reasons=[*(event.reasons or []), *reasons],
+            **reason_columns([*row_reasons(event), *reasons]),
             decided_at=timezone.now(),
         )
     audit_record(
-        event_type="review.overturned",
+        event_type=AuditEvent.REVIEW_OVERTURNED,
         actor=name,
         target=item,
         extra={"kind": item.kind, "auto_action": Action.REJECT, "memory_id": memory.pk, "note": note},
     )
-    return Decision(action=action, layer=memory.layer, memory_id=memory.pk, event_id=item.event_id, reasons=reasons, review_item_id=item.pk)
+    return Decision(
+        action=action, layer=memory.layer, memory_id=memory.pk, event_id=item.event_id, **reason_columns(reasons), review_item_id=item.pk
+    )

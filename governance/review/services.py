@@ -9,13 +9,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
-from governance.constants import Action, EventStatus, ReviewKind, ReviewStatus
+from governance.constants import Action, AuditEvent, EventStatus, ReviewKind, ReviewStatus
 from governance.funnel.errors import (
     L1ApprovalForbidden,
     NoteRequired,
 )
 from governance.funnel.types import Decision
 from governance.models import MemoryEvent, ReviewItem
+from governance.reasons import reason_columns, review_reason_columns, row_reasons
 from governance.review.log import review_log_entry
 from governance.review.selectors import review_writes_l1
 from governance.review.steps import (
@@ -32,13 +33,14 @@ from memories.exceptions import InvalidInput
 from memories.locks import memory_write_lock
 from memories.metrics_registry import record_decision
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode, as_reason
 from textrules.safety import redact, scan_data
 
 
 def review_item_create(
     *,
     kind: str,
-    reason: str,
+    reason: Reason | str,
     event: MemoryEvent | None = None,
     memory: Memory | None = None,
     related_memory: Memory | None = None,
@@ -54,7 +56,7 @@ def review_item_create(
     `candidate` is what approval writes, in the shape of Candidate.as_payload():
     at least {"content", "layer"}; for a promotion, `memory` is the L2 source and the
     written L4 memory records it in derived_from. An item without a candidate only
-    records the reviewer's verdict."""
+    records the reviewer's verdict. A `reason` given as a string is shown as written."""
     if kind not in {choice.value for choice in ReviewKind}:
         raise InvalidInput(f"unknown review kind {kind!r}")
     body, _ = scan_data(dict(payload or {}))
@@ -65,7 +67,7 @@ def review_item_create(
         body["candidate"] = candidate
     return ReviewItem.objects.create(
         kind=kind,
-        reason=redact(reason),
+        **review_reason_columns([as_reason(reason)]),
         event=event,
         memory=memory,
         related_memory=related_memory,
@@ -96,7 +98,7 @@ def review_approve(
     action = event.action if event else ""
     if item.kind == ReviewKind.SAMPLED_AUDIT:
         decision_correct = True if decision_correct is None else decision_correct
-        reasons = [f"sampled audit: automatic {action} confirmed by reviewer {name}"]
+        reasons = [Reason.of(ReasonCode.AUDIT_CONFIRMED, action=action, reviewer=name)]
         memory = item.memory
     elif candidate:
         if not candidate.get("layer"):
@@ -120,11 +122,11 @@ def review_approve(
         proposal = Proposal.from_payload({**candidate, "confidence": max(float(candidate.get("confidence", 0.5)), 0.8)})
         memory = governed_write(proposal=proposal, authority=authority, supersedes=supersedes, derived_from=derived)
         action = Action.UPDATE if memory.supersedes_id else Action.WRITE
-        reasons = [f"approved by reviewer {name}: {action} to {memory.layer} as memory #{memory.pk}"]
+        reasons = [Reason.of(ReasonCode.APPROVED, reviewer=name, action=action, layer=memory.layer, id=memory.pk)]
     else:
-        reasons = [f"acknowledged by reviewer {name}"]
+        reasons = [Reason.of(ReasonCode.ACKNOWLEDGED, reviewer=name)]
     if note:
-        reasons.append(f"note: {note}")
+        reasons.append(Reason.of(ReasonCode.NOTE, note=note))
     review_item_resolve(item, status=ReviewStatus.APPROVED, reviewer=reviewer, name=name, note=note, decision_correct=decision_correct)
     review_trace_add(
         item,
@@ -139,23 +141,23 @@ def review_approve(
             action=action,
             memory=memory,
             decided_layer=memory.layer,
-            reasons=[*(event.reasons or []), *reasons],
+            **reason_columns([*row_reasons(event), *reasons]),
             decided_at=timezone.now(),
         )
     audit_record(
-        event_type="review.approved",
+        event_type=AuditEvent.REVIEW_APPROVED,
         actor=name,
         target=item,
         extra={"kind": item.kind, "memory_id": getattr(memory, "pk", None), "note": note},
     )
-    review_log_entry(item=item, reviewer=reviewer, message=reasons[0])
+    review_log_entry(item=item, reviewer=reviewer, message=reasons[0].english())
     transaction.on_commit(lambda: record_decision(action=action or "APPROVED", stage="review"))
     return Decision(
         action=action,
         layer=(memory.layer if memory else item.layer) or None,
         memory_id=getattr(memory, "pk", None),
         event_id=item.event_id,
-        reasons=reasons,
+        **reason_columns(reasons),
         review_item_id=item.pk,
     )
 
@@ -170,7 +172,7 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     item = review_item_lock_open(item)
     name = review_reviewer_check(item, reviewer, reviewer_name)
     event = item.event
-    reasons = [f"rejected by reviewer {name}", f"note: {note.strip()}"]
+    reasons = [Reason.of(ReasonCode.REJECTED, reviewer=name), Reason.of(ReasonCode.NOTE, note=note.strip())]
     memory = None
     action = "REJECT"
     if item.kind == ReviewKind.SAMPLED_AUDIT:
@@ -185,9 +187,9 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
                     origin=WriteOrigin.APPROVAL, actor=name, person=True, operator=reviewer is None or reviewer.has_perm(L1_PERMISSION)
                 ),
             )
-            reasons.insert(1, f"automatic {auto} judged wrong: memory #{memory.pk} archived")
+            reasons.insert(1, Reason.of(ReasonCode.AUTO_WRONG_ARCHIVED, action=auto, id=memory.pk))
         else:
-            reasons.insert(1, f"automatic {auto} judged wrong")
+            reasons.insert(1, Reason.of(ReasonCode.AUTO_WRONG, action=auto))
     review_item_resolve(
         item, status=ReviewStatus.REJECTED, reviewer=reviewer, name=name, note=note.strip(), decision_correct=decision_correct
     )
@@ -196,11 +198,16 @@ def review_reject(*, item: ReviewItem, reviewer, reviewer_name: str, note: str, 
     )
     if event is not None and item.kind in {ReviewKind.PENDING_WRITE, ReviewKind.CONFLICT}:
         MemoryEvent.objects.filter(pk=event.pk).update(
-            status=EventStatus.RESOLVED, action="REJECT", reasons=[*(event.reasons or []), *reasons], decided_at=timezone.now()
+            status=EventStatus.RESOLVED, action="REJECT", **reason_columns([*row_reasons(event), *reasons]), decided_at=timezone.now()
         )
-    audit_record(event_type="review.rejected", actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
-    review_log_entry(item=item, reviewer=reviewer, message="; ".join(reasons[:2]))
+    audit_record(event_type=AuditEvent.REVIEW_REJECTED, actor=name, target=item, extra={"kind": item.kind, "note": note.strip()})
+    review_log_entry(item=item, reviewer=reviewer, message="; ".join(r.english() for r in reasons[:2]))
     transaction.on_commit(lambda: record_decision(action="REJECT", stage="review"))
     return Decision(
-        action=action, layer=item.layer or None, memory_id=None, event_id=item.event_id, reasons=reasons, review_item_id=item.pk
+        action=action,
+        layer=item.layer or None,
+        memory_id=None,
+        event_id=item.event_id,
+        **reason_columns(reasons),
+        review_item_id=item.pk,
     )

@@ -17,6 +17,7 @@ from governance.models import LayerPolicy, ReviewItem, Trace
 from governance.traces import trace_create
 from memories.exceptions import InvalidInput
 from memories.models import Memory
+from textrules.reasons import Reason
 
 
 def review_item_lock_open(item: ReviewItem) -> ReviewItem:
@@ -38,7 +39,7 @@ def review_reviewer_check(item: ReviewItem, reviewer, reviewer_name: str) -> str
     return name
 
 
-def review_trace_add(item: ReviewItem, *, decision: str, reasons: list[str], memory: Memory | None, scores: dict[str, Any]) -> None:
+def review_trace_add(item: ReviewItem, *, decision: str, reasons: list[Reason], memory: Memory | None, scores: dict[str, Any]) -> None:
     if item.event_id is None:
         return
     seq = (Trace.objects.filter(event_id=item.event_id).order_by("-seq").values_list("seq", flat=True).first() or 0) + 1
@@ -63,7 +64,7 @@ def review_candidate_recheck(item: ReviewItem, candidate: dict[str, Any]) -> dic
     c = p.candidate_from_payload(candidate)
     reasons = deterministic_refusals(c)
     if reasons:
-        raise RuleRefusedApproval(f"review item {item.pk} cannot be approved: " + "; ".join(reasons))
+        raise RuleRefusedApproval(f"review item {item.pk} cannot be approved: " + "; ".join(r.english() for r in reasons))
     traces = {t.stage: t.scores for t in item.event.traces.all()} if item.event else {}
     if "validate" in traces:
         return candidate
