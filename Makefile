@@ -41,7 +41,7 @@ chromium:
 
 # The layering contract (pyproject.toml), no model change without its migration, ruff over
 # the whole tree (lint and format).
-lint: install
+lint: install lint-node
 	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
@@ -59,7 +59,29 @@ clean:
 
 # The OpenClaw plugin inside a real gateway: installs Node 24 and openclaw@2026.9.6 under
 # .cache/e2e (git-ignored), runs Lingix + a scripted model + the gateway on 127.0.0.1, in
-# supplement mode and in slot mode (plugins.slots.memory = lingix-memory); about 10 minutes.
+# supplement mode and in slot mode (plugins.slots.memory = lingix-agent-memory); about 10 minutes.
 .PHONY: e2e
 e2e: install
 	$(PY) -m tests.plugin.e2e
+
+# The OpenClaw plugin's JavaScript (Node 20 is enough): `node --check` on every file, the
+# two manifests against lib/manifest.js, then tsc over the JSDoc types. typescript and
+# @types/node are the plugin's devDependencies, installed by `npm ci` from its
+# package-lock.json into openclaw_plugin/node_modules (git-ignored).
+PLUGIN_DIR := openclaw_plugin
+.PHONY: lint-node node
+$(PLUGIN_DIR)/node_modules/.installed: $(PLUGIN_DIR)/package.json $(PLUGIN_DIR)/package-lock.json
+	cd $(PLUGIN_DIR) && npm ci --no-audit --no-fund
+	touch $@
+
+lint-node: $(PLUGIN_DIR)/node_modules/.installed
+	cd $(PLUGIN_DIR) && node scripts/check-syntax.js && node_modules/.bin/tsc -p tsconfig.json
+
+# Node 24 for OpenClaw (which needs >= 24.16; the machine's node is 20): the npm package
+# node@24, in the same git-ignored place `make e2e` installs it. Prints how to use it.
+NODE24_BIN := .cache/e2e/node24/node_modules/.bin
+node:
+	@test -x $(NODE24_BIN)/node || npm install --no-audit --no-fund --prefix .cache/e2e/node24 node@24
+	@$(NODE24_BIN)/node -e 'const [major, minor] = process.versions.node.split(".").map(Number); if (major < 24 || (major === 24 && minor < 16)) { console.error(`node $${process.version} is older than 24.16, which OpenClaw needs`); process.exit(1); }'
+	@echo "Node $$($(NODE24_BIN)/node --version): $(CURDIR)/$(NODE24_BIN)/node"
+	@echo "Use it with: export PATH=\"$(CURDIR)/$(NODE24_BIN):\$$PATH\""

@@ -2,6 +2,8 @@
 // the caller's abort signal), and every failure becomes a LingixError whose message reads
 // well as a tool error: what failed, and what to do about it.
 
+import { PLUGIN_ID } from "./manifest.js";
+
 export class LingixError extends Error {
   constructor(message, { status = 0, code = "error", detail = undefined } = {}) {
     super(message);
@@ -54,16 +56,24 @@ function anySignal(signals) {
   return controller.signal;
 }
 
+/** @typedef {{signal?: AbortSignal, timeoutMs?: number}} RequestOptions */
+
 export class LingixClient {
   constructor(config, { fetchImpl = globalThis.fetch } = {}) {
     this.config = config;
     this.fetchImpl = fetchImpl;
   }
 
+  /**
+   * @param {string} method
+   * @param {string} path under /api/v1
+   * @param {unknown} [body] sent as JSON
+   * @param {RequestOptions} [options]
+   */
   async request(method, path, body = undefined, { signal, timeoutMs } = {}) {
     const { baseUrl, apiKey } = this.config;
     if (!apiKey) {
-      throw new LingixError("Lingix memory is not configured: set plugins.entries.lingix-memory.config.apiKey (for example \"${LINGIX_API_KEY}\")", {
+      throw new LingixError(`Lingix memory is not configured: set plugins.entries.${PLUGIN_ID}.config.apiKey (for example "\${LINGIX_API_KEY}")`, {
         code: "not_configured",
       });
     }

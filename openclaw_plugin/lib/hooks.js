@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { basename } from "node:path";
 
 import { isRetryable } from "./client.js";
+import { PLUGIN_ID } from "./manifest.js";
 import { turnOrigin } from "./provenance.js";
 import { describeConversation, resolveAdvertiser } from "./scope.js";
 import { captureWindow, lastUserTurn, messageText, readSessionTurns, stripRecall, toTurns } from "./transcript.js";
@@ -43,6 +44,7 @@ export function captureKey(session, turns) {
 }
 
 // Sends one queued job again (the retry queue's deliverer).
+/** @param {import("./client.js").LingixClient} client @param {{distillTimeoutMs?: number}} [options] */
 export function deliverJob(client, { distillTimeoutMs } = {}) {
   return (job) => (job.kind === "distill" ? client.distill(job.body, { timeoutMs: distillTimeoutMs }) : client.ingest(job.body));
 }
@@ -64,7 +66,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
   function scopeFor(ctx, what) {
     const scope = resolveAdvertiser(config, ctx);
     if (!scope.advertiser) {
-      log.info?.(`lingix-memory: ${what} skipped: no advertiser mapping applies to ${describeConversation(ctx)} and no fallback advertiser is configured`);
+      log.info?.(`${PLUGIN_ID}: ${what} skipped: no advertiser mapping applies to ${describeConversation(ctx)} and no fallback advertiser is configured`);
     }
     return scope.advertiser;
   }
@@ -76,7 +78,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
       if (queue && isRetryable(err)) {
         queue.enqueue(kind, body, err);
       } else {
-        log.warn?.(`lingix-memory: ${kind} skipped: ${err.message}`);
+        log.warn?.(`${PLUGIN_ID}: ${kind} skipped: ${err.message}`);
       }
       return undefined;
     }
@@ -96,6 +98,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     const body = {
       messages: [...earlier, current].map((content) => ({ role: "user", content: content.slice(0, 8000) })),
       budget_tokens: config.recallBudgetTokens,
+      top_k: config.recallTopK,
       advertiser,
     };
     try {
@@ -104,7 +107,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
         return { prependContext: answer.context };
       }
     } catch (err) {
-      log.warn?.(`lingix-memory: auto-recall skipped: ${err.message}`);
+      log.warn?.(`${PLUGIN_ID}: auto-recall skipped: ${err.message}`);
     }
     return undefined;
   }
@@ -113,7 +116,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     if (!config.autoCapture || event.success === false) return undefined;
     const origin = turnOrigin(ctx);
     if (!origin.capture) {
-      log.info?.(`lingix-memory: auto-capture skipped: ${origin.reason}`);
+      log.info?.(`${PLUGIN_ID}: auto-capture skipped: ${origin.reason}`);
       return undefined;
     }
     remember(ctx.sessionId, event.messages);
@@ -127,7 +130,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     const body = { messages: turns, idempotency_key: captureKey(session, turns), advertiser };
     const decision = await send("ingest", body, () => client.ingest(body));
     if (decision) {
-      log.info?.(`lingix-memory: captured turn: ${decision.action}${decision.layer ? ` ${decision.layer}` : ""} (event #${decision.event_id})`);
+      log.info?.(`${PLUGIN_ID}: captured turn: ${decision.action}${decision.layer ? ` ${decision.layer}` : ""} (event #${decision.event_id})`);
     }
     return decision;
   }
@@ -135,11 +138,12 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
   // Sends a whole session to POST /distill. Called at session end, before a reset and on
   // /new; the server is idempotent per session and turn range, and the plugin skips a
   // session whose turns it already sent.
+  /** @param {{sessionId: string, sessionFile?: string, messages?: unknown[], ctx?: Record<string, any>, reason: string}} session */
   async function distill({ sessionId, sessionFile, messages, ctx = {}, reason }) {
     if (!config.distillOnSessionEnd || !sessionId) return undefined;
     const origin = turnOrigin(ctx);
     if (!origin.capture) {
-      log.info?.(`lingix-memory: distill skipped for session ${sessionId}: ${origin.reason}`);
+      log.info?.(`${PLUGIN_ID}: distill skipped for session ${sessionId}: ${origin.reason}`);
       return undefined;
     }
     let turns = toTurns(messages);
@@ -156,7 +160,7 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     transcripts.delete(sessionId);
     if (answer) {
       const actions = (answer.decisions || []).map((d) => d.action).join(", ") || "no candidates";
-      log.info?.(`lingix-memory: distilled session ${sessionId} (${reason}): ${answer.candidates ?? 0} candidates${answer.replayed ? ", replayed" : ""}: ${actions}`);
+      log.info?.(`${PLUGIN_ID}: distilled session ${sessionId} (${reason}): ${answer.candidates ?? 0} candidates${answer.replayed ? ", replayed" : ""}: ${actions}`);
     }
     return answer;
   }
@@ -185,9 +189,9 @@ export function buildHooks({ client, config, logger, queue, distillTimeoutMs }) 
     }
     work.push(
       client.status().then(
-        (status) => log.info?.(`lingix-memory: new session; memory online (${status.provider}, ${Object.values(status.memories || {}).reduce((a, b) => a + b, 0)} active memories)`),
+        (status) => log.info?.(`${PLUGIN_ID}: new session; memory online (${status.provider}, ${Object.values(status.memories || {}).reduce((a, b) => a + b, 0)} active memories)`),
         (err) => {
-          log.warn?.(`lingix-memory: ${err.message}`);
+          log.warn?.(`${PLUGIN_ID}: ${err.message}`);
           if (Array.isArray(event.messages)) event.messages.push(`Lingix memory is unavailable for this session: ${err.message}`);
         },
       ),

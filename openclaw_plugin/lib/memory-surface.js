@@ -1,5 +1,5 @@
 // How Lingix appears inside OpenClaw's own memory. Two ways, one per plugin mode:
-//   slot mode (plugins.slots.memory = lingix-memory): the memory capability (a search
+//   slot mode (plugins.slots.memory = lingix-agent-memory): the memory capability (a search
 //     manager runtime, a prompt section, a pre-compaction flush plan that persists through
 //     the governed ingest tool) plus the `memory_search` / `memory_get` tools themselves;
 //   supplement mode (the default, memory-core keeps the slot): a corpus supplement, so
@@ -7,6 +7,7 @@
 //     supplement that names the Lingix tools.
 // A memory's path is `lingix/memory/<id>`; every line of a hit is reference data.
 
+import { PLUGIN_ID } from "./manifest.js";
 import { resolveAdvertiser } from "./scope.js";
 
 export const CORPUS = "lingix";
@@ -60,6 +61,7 @@ export function lingixCorpus({ client, config, logger }) {
     return resolveAdvertiser(config, ctx).advertiser;
   }
 
+  /** @param {string} query @param {{ctx?: Record<string, any>, maxResults?: number, signal?: AbortSignal}} [options] */
   async function search(query, { ctx = {}, maxResults = 6, signal } = {}) {
     const advertiser = advertiserFor(ctx);
     if (!advertiser || !String(query || "").trim()) return [];
@@ -67,6 +69,7 @@ export function lingixCorpus({ client, config, logger }) {
     return (answer.results || []).map((row) => ({ row, path: memoryPath(row.id) }));
   }
 
+  /** @param {string} path @param {{ctx?: Record<string, any>, signal?: AbortSignal}} [options] */
   async function get(path, { ctx = {}, signal } = {}) {
     const id = memoryIdOf(path);
     if (!id || !advertiserFor(ctx)) return undefined;
@@ -95,6 +98,7 @@ export function lingixCorpus({ client, config, logger }) {
             citation: `lingix#${row.id}`,
           }));
       },
+      /** @param {{relPath?: string, from?: number, lines?: number}} [request] */
       async readFile({ relPath, from, lines } = {}) {
         const memory = await get(relPath, { ctx });
         if (!memory) return { status: "not_found", text: "", path: String(relPath || "") };
@@ -138,7 +142,7 @@ export function lingixCorpus({ client, config, logger }) {
           updatedAt: row.updated_at || row.created_at,
         }));
       } catch (err) {
-        log.warn?.(`lingix-memory: memory_search supplement failed: ${err.message}`);
+        log.warn?.(`${PLUGIN_ID}: memory_search supplement failed: ${err.message}`);
         throw err;
       }
     },

@@ -1,6 +1,7 @@
 // lingix_memory_source (drill-down from a memory to the turns it came from) and, in slot
 // mode, OpenClaw's own memory_search / memory_get names answered by Lingix.
 
+import { PLUGIN_ID } from "./manifest.js";
 import { memoryIdOf, memoryPath, renderMemory } from "./memory-surface.js";
 import { resolveAdvertiser } from "./scope.js";
 
@@ -45,7 +46,7 @@ export function sourceTool({ client }) {
 // channel and sender pick the advertiser.
 export function slotToolFactories({ corpus, config }) {
   const refusal = (ctx) =>
-    `No advertiser mapping applies to this conversation (${[ctx.agentId && `agent ${ctx.agentId}`, ctx.messageChannel && `channel ${ctx.messageChannel}`].filter(Boolean).join(", ") || "no agent or channel"}); configure plugins.entries.lingix-memory.config.advertisers or advertiser.`;
+    `No advertiser mapping applies to this conversation (${[ctx.agentId && `agent ${ctx.agentId}`, ctx.messageChannel && `channel ${ctx.messageChannel}`].filter(Boolean).join(", ") || "no agent or channel"}); configure plugins.entries.${PLUGIN_ID}.config.advertisers or advertiser.`;
   const search = (ctx = {}) => ({
     name: "memory_search",
     label: "Memory search",

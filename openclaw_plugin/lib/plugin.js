@@ -2,42 +2,35 @@
 // enables a plugin of kind "memory" only while it holds the memory slot, so the mode is
 // fixed by which manifest is installed: openclaw_plugin/ (supplement, no kind, coexists
 // with memory-core) or openclaw_plugin/slot/ (kind "memory", the same id, takes the slot).
+// The id, names, descriptions and tool lists come from lib/manifest.js, the source both
+// manifests are written from.
 
 import { LingixClient } from "./client.js";
 import { resolveConfig } from "./config.js";
 import { buildHooks, deliverJob } from "./hooks.js";
+import { modeInfo, MODES, PLUGIN_ID, SLOT_TOOL_NAMES, TOOL_NAMES } from "./manifest.js";
 import { flushPlan, lingixCorpus, PERSISTENCE_TOOL, promptSection } from "./memory-surface.js";
 import { slotToolFactories, sourceTool } from "./more-tools.js";
 import { retryService, sharedQueue } from "./retry-queue.js";
 import { buildTools } from "./tools.js";
 
-export const MODES = Object.freeze({ SUPPLEMENT: "supplement", SLOT: "slot" });
-
-export const TOOL_NAMES = [
-  "lingix_memory_search",
-  "lingix_memory_ingest",
-  "lingix_memory_trigger",
-  "lingix_memory_status",
-  "lingix_memory_reflect",
-  "lingix_memory_review",
-  "lingix_memory_source",
-  "lingix_memory_suggestions",
-];
-export const SLOT_TOOL_NAMES = ["memory_search", "memory_get"];
+export { MODES, PLUGIN_ID, SLOT_TOOL_NAMES, TOOL_NAMES };
 export const DISTILL_TIMEOUT_MS = 30000;
 
+/** @param {{mode?: import("./manifest.js").Mode}} [options] */
 export function createPlugin({ mode = MODES.SUPPLEMENT } = {}) {
+  const info = modeInfo(mode);
   const slot = mode === MODES.SLOT;
   return {
-    id: "lingix-memory",
-    name: "Lingix Memory",
-    description: slot
-      ? "Governed long-term memory for advertising agents, as OpenClaw's memory (memory_search/memory_get, prompt, flush), with auto-recall, role-tagged capture and session distillation."
-      : "Governed long-term memory for advertising agents beside OpenClaw's own memory (search, propose, review, reflect; auto-recall, role-tagged capture, session distillation).",
-    ...(slot ? { kind: "memory" } : {}),
+    id: PLUGIN_ID,
+    name: info.name,
+    description: info.description,
+    ...(info.kind ? { kind: info.kind } : {}),
     register(api) {
-      const config = resolveConfig(api.pluginConfig || {});
       const logger = api.logger || console;
+      // Throws on a key this plugin does not know (OpenClaw's schema check refuses it first).
+      const config = resolveConfig(api.pluginConfig || {});
+      for (const notice of config.notices) logger.warn?.(`${PLUGIN_ID}: ${notice.message}`);
       const client = new LingixClient(config);
       const queue = sharedQueue(config, {
         send: deliverJob(client, { distillTimeoutMs: Math.max(config.timeoutMs, DISTILL_TIMEOUT_MS) }),
@@ -58,7 +51,7 @@ export function createPlugin({ mode = MODES.SUPPLEMENT } = {}) {
       api.on("session_end", (event, ctx) => hooks.onSessionEnd(event, ctx), budget);
       api.on("before_reset", (event, ctx) => hooks.onBeforeReset(event, ctx), budget);
       api.registerHook("command:new", (event) => hooks.onNewSession(event), {
-        name: "lingix-memory-new-session",
+        name: `${PLUGIN_ID}-new-session`,
         description: "Distil the session being replaced and check that Lingix memory is reachable",
       });
       api.registerService?.(retryService(queue));
@@ -84,9 +77,9 @@ export function createPlugin({ mode = MODES.SUPPLEMENT } = {}) {
         api.registerMemoryPromptSupplement?.((params) => promptSection(params?.availableTools, ["lingix_memory_search", "memory_search"]));
       }
 
-      logger.info?.(`lingix-memory: ${mode} mode; flush persists through ${PERSISTENCE_TOOL}; advertiser rules: ${config.advertisers.length}${config.advertiser ? `, fallback ${config.advertiser}` : ", no fallback"}`);
+      logger.info?.(`${PLUGIN_ID}: ${mode} mode; flush persists through ${PERSISTENCE_TOOL}; advertiser rules: ${config.advertisers.length}${config.advertiser ? `, fallback ${config.advertiser}` : ", no fallback"}`);
       if (!config.apiKey) {
-        logger.warn?.("lingix-memory: no apiKey configured; tools will answer with a configuration error");
+        logger.warn?.(`${PLUGIN_ID}: no apiKey configured; tools will answer with a configuration error`);
       }
     },
   };

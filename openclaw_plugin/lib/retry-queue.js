@@ -5,10 +5,11 @@
 // an idempotency key or a session id, so sending one twice is answered by a replay.
 
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 import { isRetryable } from "./client.js";
+import { LEGACY_PLUGIN_ID, PLUGIN_ID } from "./manifest.js";
 
 export const QUEUE_FILE = "retry-queue.json";
 const MAX_JOBS = 500;
@@ -22,8 +23,14 @@ export function backoffMs(attempts, { baseMs, maxMs }, random = Math.random) {
   return Math.round(Math.min(maxMs, exp * jitter));
 }
 
+/** @typedef {{info?: (msg: string) => void, warn?: (msg: string) => void, error?: (msg: string) => void, debug?: (msg: string) => void}} Logger */
+
 export class RetryQueue {
   // send(job) delivers one job (throws a LingixError on failure).
+  /**
+   * @param {{send?: (job: Record<string, any>) => Promise<unknown>, baseMs?: number, maxMs?: number, maxAttempts?: number,
+   *   logger?: Logger, now?: () => number, random?: () => number}} [options]
+   */
   constructor({ send, baseMs = 2000, maxMs = 300000, maxAttempts = 8, logger = console, now = () => Date.now(), random = Math.random } = {}) {
     this.send = send;
     this.policy = { baseMs, maxMs };
@@ -47,7 +54,7 @@ export class RetryQueue {
       this.jobs.push(...(saved.jobs || []).filter((j) => j && j.id && !known.has(j.id)));
       this.dead = (saved.dead || []).slice(-MAX_DEAD);
     } catch (err) {
-      if (err.code !== "ENOENT") this.log.warn?.(`lingix-memory: retry queue ${this.file} unreadable, starting empty: ${err.message}`);
+      if (err.code !== "ENOENT") this.log.warn?.(`${PLUGIN_ID}: retry queue ${this.file} unreadable, starting empty: ${err.message}`);
     }
     this.save();
     return this;
@@ -77,14 +84,14 @@ export class RetryQueue {
       this.bury(dropped, "the retry queue is full");
     }
     this.save();
-    this.log.warn?.(`lingix-memory: ${kind} queued for retry (${this.jobs.length} waiting): ${job.lastError}`);
+    this.log.warn?.(`${PLUGIN_ID}: ${kind} queued for retry (${this.jobs.length} waiting): ${job.lastError}`);
     return job;
   }
 
   bury(job, why) {
     this.dead.push({ ...job, gaveUpAt: this.now(), why });
     this.dead = this.dead.slice(-MAX_DEAD);
-    this.log.warn?.(`lingix-memory: gave up on ${job.kind} after ${job.attempts} attempts: ${why}`);
+    this.log.warn?.(`${PLUGIN_ID}: gave up on ${job.kind} after ${job.attempts} attempts: ${why}`);
   }
 
   // Sends every job that is due, one at a time; the first unreachable answer stops the
@@ -99,7 +106,7 @@ export class RetryQueue {
           await this.send(job);
           this.jobs = this.jobs.filter((j) => j.id !== job.id);
           delivered += 1;
-          this.log.info?.(`lingix-memory: delivered queued ${job.kind} after ${job.attempts + 1} attempts`);
+          this.log.info?.(`${PLUGIN_ID}: delivered queued ${job.kind} after ${job.attempts + 1} attempts`);
         } catch (err) {
           job.attempts += 1;
           job.lastError = String(err?.message || err);
@@ -127,7 +134,7 @@ export class RetryQueue {
   start(intervalMs = Math.min(1000, this.policy.baseMs)) {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.drain().catch((err) => this.log.warn?.(`lingix-memory: retry round failed: ${err.message}`));
+      this.drain().catch((err) => this.log.warn?.(`${PLUGIN_ID}: retry round failed: ${err.message}`));
     }, intervalMs);
     this.timer.unref?.();
   }
@@ -143,7 +150,7 @@ export class RetryQueue {
 // OpenClaw may call register() more than once in one process (the gateway's registry and a
 // per-run tool registry, for example); hooks of one registration and the service of
 // another must still share one queue, so queues are kept per server and token.
-const SHARED = Symbol.for("lingix-memory.retry-queues");
+const SHARED = Symbol.for(`${PLUGIN_ID}.retry-queues`);
 
 export function sharedQueue(config, options) {
   globalThis[SHARED] ??= new Map();
@@ -160,15 +167,37 @@ export function sharedQueue(config, options) {
   return queue;
 }
 
+// Before the plugin id became lingix-agent-memory the queue lived under
+// <stateDir>/lingix-memory/. A file left there by the old id is moved to the new place
+// once, so captures that were waiting when the plugin was renamed are still delivered.
+export function adoptLegacyQueue(stateDir, logger) {
+  const current = join(stateDir, PLUGIN_ID, QUEUE_FILE);
+  const legacy = join(stateDir, LEGACY_PLUGIN_ID, QUEUE_FILE);
+  if (existsSync(current) || !existsSync(legacy)) return false;
+  try {
+    mkdirSync(dirname(current), { recursive: true });
+    renameSync(legacy, current);
+    logger?.info?.(`${PLUGIN_ID}: moved the retry queue from ${legacy} (the plugin's former id) to ${current}`);
+    return true;
+  } catch (err) {
+    logger?.warn?.(`${PLUGIN_ID}: could not move the retry queue from ${legacy}: ${err.message}`);
+    return false;
+  }
+}
+
 // The registered service: OpenClaw starts it with a state directory of its own and stops
-// it on shutdown; the queue keeps its file under <stateDir>/lingix-memory/.
+// it on shutdown; the queue keeps its file under <stateDir>/lingix-agent-memory/.
 export function retryService(queue) {
   return {
-    id: "lingix-memory-retry-queue",
+    id: `${PLUGIN_ID}-retry-queue`,
     start(ctx) {
-      if (!queue.file) queue.attach(join(ctx?.stateDir || process.cwd(), "lingix-memory"));
+      if (!queue.file) {
+        const stateDir = ctx?.stateDir || process.cwd();
+        adoptLegacyQueue(stateDir, ctx?.logger || queue.log);
+        queue.attach(join(stateDir, PLUGIN_ID));
+      }
       queue.start();
-      if (queue.size) ctx?.logger?.info?.(`lingix-memory: ${queue.size} queued captures waiting for delivery`);
+      if (queue.size) ctx?.logger?.info?.(`${PLUGIN_ID}: ${queue.size} queued captures waiting for delivery`);
     },
     async stop() {
       await queue.stop();

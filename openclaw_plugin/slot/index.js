@@ -1,4 +1,4 @@
-// Lingix Memory as OpenClaw's memory (plugins.slots.memory = "lingix-memory"): the same
+// Lingix Memory as OpenClaw's memory (plugins.slots.memory = "lingix-agent-memory"): the same
 // plugin as ../index.js, declared kind "memory", registering the memory capability and
 // answering OpenClaw's memory_search / memory_get.
 

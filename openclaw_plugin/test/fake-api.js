@@ -1,6 +1,7 @@
 // A recording stand-in for OpenClaw's plugin `api`: it keeps whatever the plugin
 // registers so tests can call the tools and hooks the way the host would. Like the host,
 // it refuses a memory capability from a plugin that is not of kind "memory".
+/** @param {Record<string, any>} pluginConfig @param {{kind?: string | null}} [options] */
 export function recordingApi(pluginConfig, { kind } = {}) {
   const api = {
     pluginConfig,

@@ -3,7 +3,7 @@
 // queue's backoff and persistence, and distillation (against the live server when
 // tests/plugin/test_plugin_node.py provides one).
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -14,7 +14,7 @@ import { resolveConfig } from "../lib/config.js";
 import { flushPlan, memoryIdOf, promptSection } from "../lib/memory-surface.js";
 import { SLOT_TOOL_NAMES, TOOL_NAMES } from "../lib/plugin.js";
 import { turnOrigin } from "../lib/provenance.js";
-import { backoffMs, QUEUE_FILE, RetryQueue, retryService } from "../lib/retry-queue.js";
+import { adoptLegacyQueue, backoffMs, QUEUE_FILE, RetryQueue, retryService } from "../lib/retry-queue.js";
 import { resolveAdvertiser } from "../lib/scope.js";
 import { captureWindow, parseSessionJsonl, stripRecall, toTurns } from "../lib/transcript.js";
 import slotPlugin from "../slot/index.js";
@@ -46,7 +46,7 @@ describe("the two modes", () => {
     assert.equal(api.corpusSupplements.length, 1);
     assert.equal(api.promptSupplements.length, 1);
     assert.deepEqual([...api.hooks.keys()].sort(), ["agent_end", "before_prompt_build", "before_reset", "session_end"]);
-    assert.deepEqual(api.services.map((s) => s.id), ["lingix-memory-retry-queue"]);
+    assert.deepEqual(api.services.map((s) => s.id), ["lingix-agent-memory-retry-queue"]);
     const lines = api.promptSupplements[0]({ availableTools: new Set(["memory_search", "lingix_memory_search"]) });
     assert.match(lines.join("\n"), /lingix_memory_search \/ memory_search/);
     assert.deepEqual(api.promptSupplements[0]({ availableTools: new Set() }), []);
@@ -258,13 +258,35 @@ describe("retry queue", () => {
     const out = await api.hooks.get("agent_end")({ success: true, messages: [{ role: "user", content: "记录一下：brand_A 医药OTC 周末预算下调到 8万" }] }, { sessionKey: "agent:main:q" });
     assert.equal(out, undefined);
     await service.stop({ stateDir, logger: quiet, config: {} });
-    const saved = JSON.parse(readFileSync(join(stateDir, "lingix-memory", QUEUE_FILE), "utf8"));
+    const saved = JSON.parse(readFileSync(join(stateDir, "lingix-agent-memory", QUEUE_FILE), "utf8"));
     assert.equal(saved.jobs.length, 1);
     assert.equal(saved.jobs[0].kind, "ingest");
     assert.deepEqual(saved.jobs[0].body.messages, [{ role: "user", content: "记录一下：brand_A 医药OTC 周末预算下调到 8万" }]);
     assert.equal(saved.jobs[0].body.advertiser, "brand_A");
     assert.match(saved.jobs[0].body.idempotency_key, /^oc:[0-9a-f]{40}$/);
     assert.ok(retryService(new RetryQueue({ send: async () => ({}) })).id);
+  });
+
+  test("a queue file left under the former id (lingix-memory/) is moved to lingix-agent-memory/ and delivered", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "lingix-state-"));
+    const job = { id: "j1", kind: "ingest", body: { idempotency_key: "oc:legacy" }, attempts: 1, nextAt: 0, lastError: "down" };
+    mkdirSync(join(stateDir, "lingix-memory"));
+    writeFileSync(join(stateDir, "lingix-memory", QUEUE_FILE), JSON.stringify({ version: 1, jobs: [job], dead: [] }));
+    const sent = [];
+    const queue = new RetryQueue({ send: async (j) => sent.push(j.body), logger: quiet, now: () => 1 });
+    const service = retryService(queue);
+    const logs = [];
+    service.start({ stateDir, logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m) }, config: {} });
+    await service.stop();
+    assert.equal(queue.file, join(stateDir, "lingix-agent-memory", QUEUE_FILE));
+    assert.ok(!existsSync(join(stateDir, "lingix-memory", QUEUE_FILE)));
+    assert.equal(queue.size, 1);
+    assert.equal(await queue.drain(), 1);
+    assert.deepEqual(sent, [{ idempotency_key: "oc:legacy" }]);
+    assert.match(logs.join("\n"), /moved the retry queue .*former id/);
+    // a queue already under the new id is never overwritten by an old one
+    writeFileSync(join(stateDir, "lingix-memory", QUEUE_FILE), JSON.stringify({ version: 1, jobs: [job], dead: [] }));
+    assert.equal(adoptLegacyQueue(stateDir, quiet), false);
   });
 });
 

@@ -31,7 +31,7 @@ function text(result) {
 describe("registration", () => {
   test("manifest and runtime agree on id and tools", () => {
     const api = load({ baseUrl: "http://127.0.0.1:9", apiKey: "x" });
-    assert.equal(manifest.id, "lingix-memory");
+    assert.equal(manifest.id, "lingix-agent-memory");
     assert.equal(plugin.id, manifest.id);
     assert.deepEqual([...api.tools.keys()].sort(), [...manifest.contracts.tools].sort());
     assert.deepEqual([...TOOL_NAMES].sort(), [...manifest.contracts.tools].sort());
@@ -77,7 +77,7 @@ describe("errors are readable and bounded", () => {
     // Accepts connections and never answers.
     silent = http.createServer((req, res) => held.add(res));
     await new Promise((resolve) => silent.listen(0, "127.0.0.1", resolve));
-    silentUrl = `http://127.0.0.1:${silent.address().port}`;
+    silentUrl = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (silent.address()).port}`;
   });
   after(() => {
     for (const res of held) res.destroy();
@@ -125,7 +125,7 @@ describe("errors are readable and bounded", () => {
 
 describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY_A/LINGIX_KEY_OPS not set" }, () => {
   test("the tools offer exactly the layers, sources and event types the API accepts", async () => {
-    const spec = await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json();
+    const spec = /** @type {any} */ (await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json());
     const field = (schema, name) => {
       const prop = spec.components.schemas[schema].properties[name];
       const options = prop.enum ? prop : (prop.anyOf || []).find((s) => s.enum) || prop.items;
@@ -146,7 +146,7 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
   });
 
   test("deep search through the tool: the API's modes, scoped results, what it did", async () => {
-    const spec = await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json();
+    const spec = /** @type {any} */ (await (await fetch(`${BASE_URL}/api/v1/openapi.json`)).json());
     const api = load();
     const tool = api.tools.get("lingix_memory_search");
     assert.deepEqual(tool.parameters.properties.mode.enum, spec.components.schemas.SearchIn.properties.mode.enum);
@@ -160,7 +160,7 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     const api = load();
     await assert.rejects(
       api.tools.get("lingix_memory_search").execute("t2", { query: "出价", advertiser: "brand_B" }),
-      (err) => /HTTP 403/.test(err.message) && /brand_B/.test(err.message),
+      (/** @type {Error} */ err) => /HTTP 403/.test(err.message) && /brand_B/.test(err.message),
     );
     const bad = load({ apiKey: "lgx_00000000_wrong" });
     await assert.rejects(bad.tools.get("lingix_memory_search").execute("t3", { query: "出价" }), /HTTP 401.*invalid or revoked token/);

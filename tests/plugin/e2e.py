@@ -6,8 +6,12 @@ starts a Lingix server, a scripted OpenAI-compatible model and an OpenClaw gatew
 checks:
   (a) POST /tools/invoke lingix_memory_search returns a memory stored in the database;
   (b) an `openclaw agent` turn sends recalled memories inside the model request;
-  (c) agent_end produced an ingest event, with its traces, in the database.
-Slot mode (openclaw_plugin/slot/, plugins.slots.memory = lingix-memory) checks the list in
+  (c) agent_end produced an ingest event, with its traces, in the database;
+  (d) memory-core's own memory_search returns Lingix hits (the corpus supplement);
+  (e) the gateway accepted seed 000's plugin config keys (pythonCommand, dataDir, autoSeed,
+      recallTopK, judge, embedding) beside the plugin's own, and the plugin logged what
+      replaces each key it does not apply.
+Slot mode (openclaw_plugin/slot/, plugins.slots.memory = lingix-agent-memory) checks the list in
 tests/plugin/e2e_slot.py: OpenClaw's memory_search answered by Lingix, auto-recall, a
 confirmed and an unconfirmed suggestion, a cron turn not captured, a capture made while
 Lingix is down delivered after it returns, and session distillation with drill-down.
@@ -40,6 +44,10 @@ OPENCLAW_DIR = CACHE / "openclaw"
 OPENCLAW_VERSION = "2026.9.6"
 PLUGIN_DIR = REPO / "openclaw_plugin"
 SLOT_PLUGIN_DIR = PLUGIN_DIR / "slot"
+PLUGIN_ID = "lingix-agent-memory"  # seed 000's name; CONTRACT.md
+# Seed 000's own example of the plugin's config ("OpenClaw 配置"), as the node tests use it.
+SEED_CONFIG_FILE = PLUGIN_DIR / "test" / "fixtures" / "seed-000-openclaw.json"
+SEED_KEYS = ("pythonCommand", "dataDir", "autoSeed", "judge", "embedding")
 # What the scripted model answers, by a substring of the user's last message.
 MODEL_REPLIES = [
     {"when": "冷启动出价怎么定", "reply": "建议 brand_A 美妆新计划冷启动期出价先设 2.2元，ROI 稳定后再逐步下调。"},
@@ -164,6 +172,8 @@ class E2E:
         self.oc("plugins", "install", "--link", str(self.plugin_dir), "--force", "--accept-capabilities")
         config_path = self.home / ".openclaw" / "openclaw.json"
         config = json.loads(config_path.read_text()) if config_path.exists() else {}
+        installed = config.get("plugins", {}).get("entries", {}).get(PLUGIN_ID, {})
+        assert installed.get("enabled") is True, f"plugins install did not enable {PLUGIN_ID}: {config.get('plugins')}"
         config.setdefault("gateway", {}).update(
             {"mode": "local", "bind": "loopback", "port": self.gateway_port, "auth": {"mode": "token", "token": self.gateway_token}}
         )
@@ -194,15 +204,19 @@ class E2E:
         agents["workspace"] = str(self.rundir / "workspace")
         plugins = config.setdefault("plugins", {})
         if self.slot:
-            plugins.setdefault("slots", {})["memory"] = "lingix-memory"
+            plugins.setdefault("slots", {})["memory"] = PLUGIN_ID
         else:
             # supplement mode: memory-core keeps the slot, whatever the install chose
             plugins.get("slots", {}).pop("memory", None)
             plugins.setdefault("entries", {}).pop("memory-core", None)
-        entry = plugins.setdefault("entries", {}).setdefault("lingix-memory", {})
+        entry = plugins.setdefault("entries", {}).setdefault(PLUGIN_ID, {})
         entry["enabled"] = True
         entry["hooks"] = {"allowConversationAccess": True}
+        # Supplement mode starts from seed 000's config as it stands (its recallTopK: 4 is
+        # applied; its other keys are accepted and logged with their replacement).
+        seed = json.loads(SEED_CONFIG_FILE.read_text(encoding="utf-8"))["plugins"]["entries"][PLUGIN_ID]["config"]
         entry["config"] = {
+            **({} if self.slot else seed),
             "baseUrl": self.lingix.base_url,
             "apiKey": "${LINGIX_API_KEY}",
             "advertiser": "brand_A",
@@ -217,8 +231,8 @@ class E2E:
             # the CLI's main agent is mapped explicitly; the static advertiser stays the fallback
             entry["config"]["advertisers"] = [{"agent": "main", "advertiser": "brand_A"}]
         config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
-        mode = "slot mode (plugins.slots.memory = lingix-memory)" if self.slot else "supplement mode"
-        say(f"openclaw home {self.home.relative_to(REPO)} with lingix-memory linked from {self.plugin_dir.relative_to(REPO)}, {mode}")
+        mode = f"slot mode (plugins.slots.memory = {PLUGIN_ID})" if self.slot else "supplement mode, with seed 000's config keys"
+        say(f"openclaw home {self.home.relative_to(REPO)} with {PLUGIN_ID} linked from {self.plugin_dir.relative_to(REPO)}, {mode}")
 
     def start_gateway(self) -> None:
         self.gateway = self.spawn(
@@ -341,6 +355,21 @@ class E2E:
         say(f"(d) memory-core's memory_search → Lingix corpus hits {ids}")
         return {"lingix_hits": ids}
 
+    def logs(self) -> str:
+        paths = (self.rundir / "gateway.log", self.rundir / "openclaw.log")
+        return "".join(p.read_text(encoding="utf-8", errors="replace") for p in paths if p.exists())
+
+    def check_seed_config(self) -> dict:
+        # The gateway validated the config against the manifest's schema (an invalid one is
+        # refused before the plugin loads, and checks a-d would have failed), and the plugin
+        # logged one notice per seed key it leaves to the server. The log file is JSON lines,
+        # so the quotes around a key may be escaped.
+        text = self.logs().replace('\\"', '"')
+        noticed = [key for key in SEED_KEYS if f'config key "{key}" (seed 000) is accepted but not applied' in text]
+        assert noticed == list(SEED_KEYS), f"notices for {noticed}, expected {list(SEED_KEYS)}"
+        say(f"(e) seed 000's config accepted by the gateway; the plugin named the replacement of {', '.join(noticed)}")
+        return {"noticed": noticed}
+
     def stop_gateway(self) -> None:
         for proc in reversed(self.procs):
             stop_process(proc)
@@ -362,7 +391,13 @@ def run_phase(e2e: E2E, checks) -> dict:
 
 
 def supplement_checks(e2e: E2E) -> dict:
-    return {"a": e2e.check_tools_invoke(), "b": e2e.check_agent_turn(), "c": e2e.check_capture(), "d": e2e.check_corpus_supplement()}
+    return {
+        "a": e2e.check_tools_invoke(),
+        "b": e2e.check_agent_turn(),
+        "c": e2e.check_capture(),
+        "d": e2e.check_corpus_supplement(),
+        "e": e2e.check_seed_config(),
+    }
 
 
 def main() -> int:

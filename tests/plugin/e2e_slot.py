@@ -1,13 +1,13 @@
-"""The slot-mode half of `make e2e`: lingix-memory holds OpenClaw's memory slot
-(plugins.slots.memory = lingix-memory) inside a real gateway, and these checks run in order:
+"""The slot-mode half of `make e2e`: lingix-agent-memory holds OpenClaw's memory slot
+(plugins.slots.memory = lingix-agent-memory) inside a real gateway, and these checks run in order:
 
   (s1) OpenClaw's own `memory_search` tool, called through /tools/invoke, answers from Lingix;
   (s2) an agent turn carries the recalled <lingix-memory> block to the model;
   (s3) a user turn confirming the assistant's suggestion is written as user_confirmed;
   (s4) a suggestion the user did not confirm is refused (not written);
   (s5) a cron-triggered turn reaches the model but is not captured;
-  (s6) a capture made while Lingix is down waits in the retry queue and is delivered after
-       Lingix comes back;
+  (s6) a capture made while Lingix is down waits in the retry queue (under the state
+       directory's lingix-agent-memory/) and is delivered after Lingix comes back;
   (s7) with per-turn capture switched off (the gateway restarted with autoCapture false,
        so only distillation writes), resetting a session distils it (before_reset /
        session_end → POST /api/v1/distill) into events whose memories link back to their
@@ -21,7 +21,7 @@ import re
 import time
 from pathlib import Path
 
-from tests.plugin.e2e import E2E, say
+from tests.plugin.e2e import E2E, PLUGIN_ID, say
 
 SESSION = "agent:main:lingix-e2e"
 SESSION_DOWN = "agent:main:lingix-e2e-down"
@@ -175,6 +175,7 @@ def check_retry_queue(e2e: E2E) -> dict:
         turn(e2e, DOWN_TEXT, session_key=SESSION_DOWN)
         waiting = wait_for(lambda: queued_jobs(e2e), timeout=30, what="the failed capture reaching the retry queue")
         files = queue_files(e2e)
+        assert [f.parent.name for f in files] == [PLUGIN_ID], files
     finally:
         e2e.lingix.start()
     say(f"lingix server back on the same port (pid {e2e.lingix.proc.pid}); {waiting} job(s) waiting in {files[0].relative_to(e2e.rundir)}")
@@ -194,7 +195,7 @@ def restart_gateway_without_capture(e2e: E2E) -> None:
     e2e.procs.remove(e2e.gateway)
     config_path = e2e.home / ".openclaw" / "openclaw.json"
     config = json.loads(config_path.read_text())
-    config["plugins"]["entries"]["lingix-memory"]["config"]["autoCapture"] = False
+    config["plugins"]["entries"][PLUGIN_ID]["config"]["autoCapture"] = False
     config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
     e2e.start_gateway()
     say("gateway restarted with autoCapture false: from here only session distillation writes")
