@@ -176,6 +176,20 @@ class LayerPolicy(models.Model):
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     updated_by = models.CharField(_("updated by"), max_length=150, blank=True, default="")
 
+    # What an operator may change (the admin form, governance.write.admin_edits.layer_policy_update);
+    # the rest is the row's identity and bookkeeping.
+    TUNABLE_FIELDS = (
+        "default_ttl_hours",
+        "capacity_per_advertiser",
+        "promotion_min_age_days",
+        "promotion_min_recalls",
+        "promotion_min_importance",
+        "auto_promote",
+        "sampled_audit_rate",
+        "review_importance_below",
+        "review_confidence_below",
+    )
+
     class Meta:
         verbose_name = _("layer policy")
         verbose_name_plural = _("layer policies")

@@ -9,26 +9,16 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.hard_rules import HARD_RULES
 from governance.models import AuditLog, LayerPolicy
 from governance.write.admin_edits import layer_policy_update
+from governance.write.hard_rules import hard_rules_for
 from memories.constants import Layer
 
 
 class LayerPolicyForm(forms.ModelForm):
     class Meta:
         model = LayerPolicy
-        fields = (
-            "default_ttl_hours",
-            "capacity_per_advertiser",
-            "promotion_min_age_days",
-            "promotion_min_recalls",
-            "promotion_min_importance",
-            "auto_promote",
-            "sampled_audit_rate",
-            "review_importance_below",
-            "review_confidence_below",
-        )
+        fields = LayerPolicy.TUNABLE_FIELDS
 
     def clean(self):
         data = super().clean()
@@ -58,22 +48,7 @@ class LayerPolicyAdmin(admin.ModelAdmin):
     fieldsets = (
         (None, {"fields": ("layer",)}),
         (_("Hard rules (in code, cannot be switched off)"), {"fields": ("hard_rules",)}),
-        (
-            _("Tunable"),
-            {
-                "fields": (
-                    "default_ttl_hours",
-                    "capacity_per_advertiser",
-                    "sampled_audit_rate",
-                    "review_importance_below",
-                    "review_confidence_below",
-                    "promotion_min_age_days",
-                    "promotion_min_recalls",
-                    "promotion_min_importance",
-                    "auto_promote",
-                )
-            },
-        ),
+        (_("Tunable"), {"fields": LayerPolicy.TUNABLE_FIELDS}),
         (_("Changes"), {"fields": ("updated_by", "updated_at", "recent_edits")}),
     )
 
@@ -85,7 +60,8 @@ class LayerPolicyAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("hard rules"))
     def hard_rules(self, obj):
-        return render_to_string("admin/governance/layerpolicy/hard_rules.html", {"rules": HARD_RULES.get(obj.layer, [])})
+        rules = [rule.label for rule in hard_rules_for(obj.layer)]
+        return render_to_string("admin/governance/layerpolicy/hard_rules.html", {"rules": rules})
 
     @admin.display(description=_("recent edits"))
     def recent_edits(self, obj):

@@ -185,26 +185,12 @@ def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
     return done
 
 
-# The soft parameters of a layer; the hard rules are code (funnel/layer_policy.py).
-POLICY_TUNABLE_FIELDS = (
-    "default_ttl_hours",
-    "capacity_per_advertiser",
-    "promotion_min_age_days",
-    "promotion_min_recalls",
-    "promotion_min_importance",
-    "auto_promote",
-    "sampled_audit_rate",
-    "review_importance_below",
-    "review_confidence_below",
-)
-
-
 @transaction.atomic
 def layer_policy_update(*, policy: LayerPolicy, user: Any, changes: dict[str, Any]) -> LayerPolicy:
     """An operator's edit of one layer's tunable parameters, audited with before/after."""
     if not user.has_perm("governance.change_layerpolicy"):
         raise PermissionDenied(f"{_actor(user)} may not change layer policies")
-    unknown = set(changes) - set(POLICY_TUNABLE_FIELDS)
+    unknown = set(changes) - set(LayerPolicy.TUNABLE_FIELDS)
     if unknown:
         raise InvalidInput(f"not tunable: {', '.join(sorted(unknown))} (hard rules live in code)")
     policy = LayerPolicy.objects.select_for_update().get(pk=policy.pk)

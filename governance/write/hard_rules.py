@@ -42,7 +42,20 @@ class HardRule(models.TextChoices):
     SCOPE = "scope", _("a proposal never changes a memory outside its own scope without an operator")
 
 
-HARD_RULES = [(rule.value, rule.label) for rule in HardRule]
+# The layers each rule binds, for the layer-policy page (desk/admin/layer_policy.py), which
+# shows the rules in these same words.
+HARD_RULE_LAYERS: dict[HardRule, tuple[Layer, ...]] = {
+    HardRule.L1_AUTHORITATIVE: (Layer.L1,),
+    HardRule.AGENT_INFERENCE_NEEDS_PERSON: (Layer.L1, Layer.L2),
+    HardRule.L3_OBSERVATION: (Layer.L3,),
+    HardRule.L4_PROMOTION_ONLY: (Layer.L4,),
+    HardRule.SCOPE: (Layer.L1, Layer.L2, Layer.L3, Layer.L4),
+}
+
+
+def hard_rules_for(layer: str) -> list[HardRule]:
+    """The hard rules that bind one layer, in HardRule's order."""
+    return [rule for rule in HardRule if layer in HARD_RULE_LAYERS[rule]]
 
 
 class WriteOrigin(models.TextChoices):

@@ -40,6 +40,33 @@ def test_operator_edits_a_policy_and_the_edit_is_audited(operator_client, policy
     assert "24 → 48" in operator_client.get(url).content.decode()  # the page lists its own edits
 
 
+def test_the_page_shows_each_layers_hard_rules_in_their_one_wording(operator_client):
+    from django.utils.html import escape
+
+    from governance.write.hard_rules import HardRule, hard_rules_for
+
+    for layer in ("L1", "L2", "L3", "L4"):
+        page = operator_client.get(reverse("admin:governance_layerpolicy_change", args=[LayerPolicy.objects.get(layer=layer).pk]))
+        shown = page.content.decode().split('id="hard-rules"')[1].split("</ul>")[0]
+        assert shown.count("<li>") == len(hard_rules_for(layer)) >= 1
+        for rule in HardRule:
+            assert (escape(str(rule.label)) in shown) == (rule in hard_rules_for(layer)), (layer, rule)
+    assert hard_rules_for("L1") == [HardRule.L1_AUTHORITATIVE, HardRule.AGENT_INFERENCE_NEEDS_PERSON, HardRule.SCOPE]
+
+
+def test_the_form_edits_exactly_the_tunable_fields(operator_client, operator):
+    from governance.write.admin_edits import layer_policy_update
+    from memories.exceptions import InvalidInput
+
+    l2 = LayerPolicy.objects.get(layer="L2")
+    page = operator_client.get(reverse("admin:governance_layerpolicy_change", args=[l2.pk])).content.decode()
+    assert all(f'name="{name}"' in page for name in LayerPolicy.TUNABLE_FIELDS)
+    assert 'name="layer"' not in page and 'name="updated_by"' not in page
+    with pytest.raises(InvalidInput, match="not tunable: layer"):
+        layer_policy_update(policy=l2, user=operator, changes={"layer": "L1"})
+    assert LayerPolicy.objects.get(pk=l2.pk).layer == "L2"
+
+
 def test_l3_always_keeps_a_ttl(operator_client):
     l3 = LayerPolicy.objects.get(layer="L3")
     response = operator_client.post(reverse("admin:governance_layerpolicy_change", args=[l3.pk]), _policy_form(l3, default_ttl_hours=""))
