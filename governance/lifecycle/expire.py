@@ -12,12 +12,14 @@ from django.db.models import Count
 
 from governance.knowledge.suggestions import suggestions_expire
 from governance.models import Trace
+from governance.reasons import reason_columns
 from governance.write.hard_rules import Authority
 from governance.write.memory import governed_lifecycle_transition
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch
 from memories.models import Memory
 from memories.timefmt import iso_local
+from textrules.reasons import Reason, ReasonCode
 
 STAGE = "lifecycle.expire"
 
@@ -55,7 +57,7 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
             Trace.objects.create(
                 stage=STAGE,
                 decision="expired",
-                reasons=[f"expires_at passed at {iso_local(now)}", f"run by {actor}"],
+                **reason_columns([Reason.of(ReasonCode.EXPIRED_AT, when=iso_local(now)), Reason.of(ReasonCode.RUN_BY, actor=actor)]),
                 scores={"count": len(still_due), "memory_ids": still_due, "by_layer": layers},
                 created_at=now,
             )
