@@ -17,6 +17,7 @@ from governance.models import Suggestion
 from governance.traces import trace_create
 from memories.constants import EntityKind, Layer, Status
 from memories.models import Memory, MemoryEntity
+from textrules.reasons import Reason, ReasonCode
 
 K = EntityKind
 STAGE = "suggestions"
@@ -79,7 +80,7 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
         _close(
             Suggestion.objects.filter(signal_id=signal.supersedes_id, status=SuggestionStatus.OPEN),
             at=signal.created_at,
-            why=f"signal #{signal.supersedes_id} was replaced by #{signal.pk}",
+            why=Reason.of(ReasonCode.SIGNAL_REPLACED, id=signal.supersedes_id, new_id=signal.pk),
         )
     scores, shared, events = _score(signal)
     if not scores:
@@ -108,7 +109,7 @@ def suggestions_for_signal(*, signal: Memory) -> Suggestion | None:
         stage=STAGE,
         decision="suggested",
         memory=signal,
-        reasons=[f"{kind} signal: {len(strategies)} strategies, {len(templates)} templates apply"],
+        reasons=[Reason.of(ReasonCode.SUGGESTED, signal_kind=kind, strategies=len(strategies), templates=len(templates))],
         scores={"suggestion_id": suggestion.pk, "strategies": strategies, "templates": templates},
     )
     return suggestion
@@ -125,7 +126,7 @@ def suggestions_for_live_signals(*, now: datetime) -> int:
     return sum(1 for signal in live if suggestions_for_signal(signal=signal) is not None)
 
 
-def _close(suggestions: QuerySet[Suggestion], *, at: datetime, why: str) -> list[int]:
+def _close(suggestions: QuerySet[Suggestion], *, at: datetime, why: Reason) -> list[int]:
     ids = list(suggestions.values_list("id", flat=True))
     if ids:
         Suggestion.objects.filter(pk__in=ids, status=SuggestionStatus.OPEN).update(status=SuggestionStatus.EXPIRED, closed_at=at)
@@ -139,4 +140,4 @@ def suggestions_expire(*, now: datetime, actor: str = "scheduler") -> int:
     due = Suggestion.objects.filter(status=SuggestionStatus.OPEN).filter(
         Q(expires_at__lte=now) | ~Q(signal__status=Status.ACTIVE) | Q(signal__expires_at__lte=now)
     )
-    return len(_close(due, at=now, why=f"their signal expired or changed; run by {actor}"))
+    return len(_close(due, at=now, why=Reason.of(ReasonCode.SIGNAL_ENDED, actor=actor)))

@@ -17,12 +17,14 @@ from typing import Any
 from django.db.models import Count
 
 from governance.models import LayerPolicy, Trace
+from governance.reasons import reason_columns
 from governance.write.hard_rules import Authority
 from governance.write.memory import governed_lifecycle_transition
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch, chunks
 from memories.lifecycle.retention import DEFAULT_RETENTION, RetentionConfig, memory_retention, next_tier
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 
 TIER_STAGE = "lifecycle.tier"
 EVICT_STAGE = "lifecycle.evict"
@@ -65,7 +67,7 @@ def memories_retier(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTIO
                             stage=TIER_STAGE,
                             decision=f"{old}->{new}",
                             scores=retention.as_dict(),
-                            reasons=[_tier_reason(old, new)],
+                            **reason_columns([_tier_reason(old, new)]),
                             created_at=now,
                         )
                     )
@@ -78,10 +80,10 @@ def memories_retier(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTIO
     return {"evaluated": len(ids), "moved": sum(moves.values()), "moves": dict(moves)}
 
 
-def _tier_reason(old: str, new: str) -> str:
+def _tier_reason(old: str, new: str) -> Reason:
     order = ["peripheral", "working", "core"]
-    direction = "up" if order.index(new) > order.index(old) else "down"
-    return f"tier {direction} by retention and access: {old} → {new}"
+    code = ReasonCode.TIER_UP if order.index(new) > order.index(old) else ReasonCode.TIER_DOWN
+    return Reason.of(code, from_tier=old, to_tier=new)
 
 
 def _capacities() -> dict[str, int]:
@@ -108,10 +110,12 @@ def memories_evict(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTION
             victims = scored[:excess]
             cutoff = victims[-1][0].score if victims else None
             scope_archived = 0
-            why = [
-                f"{layer} {advertiser or 'global'} holds {len(scored)} active memories, capacity {capacity}",
-                "lowest retention in scope",
-            ]
+            why = reason_columns(
+                [
+                    Reason.of(ReasonCode.OVER_CAPACITY, layer=layer, scope=advertiser or "global", count=len(scored), capacity=capacity),
+                    Reason.of(ReasonCode.LOWEST_RETENTION),
+                ]
+            )
             for start in range(0, len(victims), batch_size):
                 batch = victims[start : start + batch_size]
 
@@ -131,7 +135,7 @@ def memories_evict(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTION
                             stage=EVICT_STAGE,
                             decision="archived",
                             scores=retentions[memory_id].as_dict(),
-                            reasons=why,
+                            **why,
                             created_at=now,
                         )
                         for memory_id in moved

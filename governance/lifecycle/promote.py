@@ -24,6 +24,7 @@ from django.db.models import QuerySet
 
 from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
+from governance.reasons import reason_columns
 from governance.review.services import review_item_create
 from governance.write.hard_rules import Authority, WriteOrigin, mature_l2
 from governance.write.memory import Proposal, governed_write
@@ -31,6 +32,7 @@ from memories.constants import Attribution, Layer, Source
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 
 STAGE = "lifecycle.promote"
 TEMPLATE_PREFIX = "策略模板："
@@ -117,7 +119,9 @@ def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any
         status=EventStatus.DECIDED if auto else EventStatus.PARKED,
         action=Action.WRITE if auto else Action.PENDING_REVIEW,
         decided_layer=Layer.L4,
-        reasons=["mature L2 memory meets the promotion policy", "auto-promotion" if auto else "promotion waits for review"],
+        **reason_columns(
+            [Reason.of(ReasonCode.PROMOTION_MATURE), Reason.of(ReasonCode.AUTO_PROMOTION if auto else ReasonCode.PROMOTION_WAITS)]
+        ),
         provider="lifecycle",
         created_at=now,
         decided_at=now,
@@ -140,7 +144,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
         stage=STAGE,
         decision="eligible",
         scores=criteria,
-        reasons=["age, use, importance and grounding meet the L2 policy", "no open conflict"],
+        **reason_columns([Reason.of(ReasonCode.PROMOTION_ELIGIBLE), Reason.of(ReasonCode.NO_OPEN_CONFLICT)]),
         provider="lifecycle",
         created_at=now,
     )
@@ -154,7 +158,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
             seq=2,
             stage=STAGE,
             decision="WRITE",
-            reasons=[f"L4 template #{template.pk} written from L2 #{source.pk} (auto_promote)"],
+            **reason_columns([Reason.of(ReasonCode.TEMPLATE_WRITTEN, id=template.pk, source_id=source.pk)]),
             provider="lifecycle",
             created_at=now,
         )
@@ -165,7 +169,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
         memory=source,
         layer=Layer.L4,
         advertiser=source.advertiser,
-        reason=f"L2 #{source.pk} is mature: promote it to an L4 template?",
+        reason=Reason.of(ReasonCode.PROMOTION_PROPOSED, id=source.pk),
         candidate=template_candidate(source),
         payload={"source_ids": [source.pk], "criteria": criteria},
         proposed_by=f"lifecycle:{actor}",
@@ -176,7 +180,7 @@ def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[s
         seq=2,
         stage=STAGE,
         decision="PENDING_REVIEW",
-        reasons=[f"review item #{item.pk} opened (auto_promote is off)"],
+        **reason_columns([Reason.of(ReasonCode.PROMOTION_ITEM_OPENED, id=item.pk)]),
         provider="lifecycle",
         created_at=now,
     )

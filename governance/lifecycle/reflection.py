@@ -28,6 +28,7 @@ from django.db.models import Q
 
 from governance.constants import Action, ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
+from governance.reasons import row_reasons
 from memories.constants import Layer, Status
 from memories.hashing import content_hash
 from memories.lifecycle.db import atomic_batch
@@ -35,6 +36,7 @@ from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
 from memories.search.tokens import text_tokens
 from memories.timefmt import iso_local
+from textrules.reasons import Reason, ReasonCode
 from textrules.safety import scan_data
 
 ACTOR = "reflection"
@@ -210,14 +212,17 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
     return findings
 
 
-def _normal_reason(reason: str) -> str:
-    return _NUMBER.sub("#", str(reason)).strip()[:160]
+def _normal_reason(reason: Reason) -> str:
+    # Two refusals for the same reason share a code; a row from before codes, its words less the numbers.
+    if reason.code != ReasonCode.TEXT:
+        return str(reason.code)
+    return _NUMBER.sub("#", reason.english()).strip()[:160]
 
 
 def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any]]:
     since = now - timedelta(days=config.window_days)
     events = MemoryEvent.objects.filter(action=Action.REJECT, created_at__gt=since, created_at__lte=now).only(
-        "id", "actor", "source", "advertiser", "raw_text", "summary", "reasons", "event_type"
+        "id", "actor", "source", "advertiser", "raw_text", "summary", "reasons", "reason_codes", "event_type"
     )
     same_text: dict[tuple, list[MemoryEvent]] = defaultdict(list)
     same_reason: dict[tuple, list[MemoryEvent]] = defaultdict(list)
@@ -227,7 +232,7 @@ def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[di
         if text:
             same_text[(who, event.advertiser, content_hash(text))].append(event)
         if event.reasons:
-            same_reason[(who, _normal_reason(event.reasons[0]))].append(event)
+            same_reason[(who, _normal_reason(row_reasons(event)[0]))].append(event)
     findings = []
     for (who, advertiser, digest), group in sorted(same_text.items(), key=lambda kv: -len(kv[1])):
         if len(group) < config.repeated_reject_min:
@@ -257,7 +262,8 @@ def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[di
                 "actor": who,
                 "advertiser": group[0].advertiser if len({e.advertiser for e in group}) == 1 else None,
                 "count": len(group),
-                "reason": reason,
+                "reason": row_reasons(group[0])[0].english(),
+                "first_reason": row_reasons(group[0])[0].as_json(),
                 "event_ids": sorted(e.pk for e in group)[:20],
             }
         )
@@ -265,21 +271,23 @@ def find_repeated_rejects(*, now: datetime, config: ReflectionConfig) -> list[di
 
 
 # --- the pass -----------------------------------------------------------------
-def _item_reason(kind: str, finding: dict[str, Any]) -> str:
+def _item_reason(kind: str, finding: dict[str, Any]) -> Reason:
     if kind == "stale":
-        return (
-            f"Stale {finding['layer']} memory #{finding['memory_id']}: no recall for {finding['idle_days']} days, "
-            f"importance {finding['importance']}. Archive it or confirm it still holds."
+        return Reason.of(
+            ReasonCode.STALE_MEMORY,
+            layer=finding["layer"],
+            id=finding["memory_id"],
+            days=finding["idle_days"],
+            importance=finding["importance"],
         )
     if kind == "contradiction":
-        return (
-            f"Memories #{finding['memory_id']} and #{finding['related_memory_id']} contradict each other "
-            f"({finding['type']}: {finding['detail']}). Keep one, correct or archive the other."
+        return Reason.of(
+            ReasonCode.MEMORIES_CONTRADICT, id=finding["memory_id"], other_id=finding["related_memory_id"], signal=finding["type"]
         )
     who = finding["actor"]
     if finding["pattern"] == "same_proposal":
-        return f"{who} proposed the same rejected text {finding['count']} times: check the agent's prompt or capture rules."
-    return f"{who} was rejected {finding['count']} times for the same reason: {finding['reason']}"
+        return Reason.of(ReasonCode.SAME_PROPOSAL_REJECTED, actor=who, count=finding["count"])
+    return Reason.of(ReasonCode.SAME_REASON_REJECTED, actor=who, count=finding["count"], reason=finding["first_reason"])
 
 
 def _open_review_items(kind_findings: list[tuple[str, dict[str, Any]]], *, now: datetime, window_days: int) -> list[int]:

@@ -20,6 +20,7 @@ from memories.constants import LinkOrigin
 from memories.entity_links import memories_entities_add, memory_entities_replace
 from memories.entity_vocabulary import Mention
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 
 STAGE_LLM = "entities.llm"
 
@@ -89,7 +90,7 @@ def link_entities_with_llm(memory: Memory, *, trigger_type: str = "") -> LinkRep
         trace_create(
             stage=STAGE_LLM,
             decision="fallback_offline",
-            reasons=[str(exc)],
+            reasons=[Reason.of(ReasonCode.ENTITY_MODEL_FAILED, why=str(exc))],
             memory=memory,
             scores={"entities": report.entities},
             provider=tel.provider if tel else "openai",
@@ -108,7 +109,7 @@ def link_entities_with_llm(memory: Memory, *, trigger_type: str = "") -> LinkRep
     trace_create(
         stage=STAGE_LLM,
         decision="linked",
-        reasons=[f"{count} entities, {len(triples)} relations"],
+        reasons=[Reason.of(ReasonCode.ENTITIES_LINKED, entities=count, relations=len(triples))],
         memory=memory,
         scores={"entities": count, "llm_only": len(links) - len(known), "relations": len(triples)},
         provider=telemetry.provider,

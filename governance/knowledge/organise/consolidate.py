@@ -14,8 +14,10 @@ from typing import Any
 
 from governance.constants import Action, EventKind, EventStatus, ReviewKind, ReviewStatus
 from governance.models import MemoryEvent, ReviewItem, Trace
+from governance.reasons import reason_columns
 from memories.constants import Attribution, Grounding, Layer, MemoryKind, Source, Status
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 
 STAGE = "reflection.consolidate"
 ACTOR = "reflection"
@@ -141,7 +143,12 @@ def consolidations_propose(*, now: datetime, actor: str = ACTOR, min_episodes: i
             provider="reflection",
             created_at=now,
             decided_at=now,
-            reasons=[f"{len(source_ids)} episodic memories in {agreement.category_path} agree", "a person approves every consolidation"],
+            **reason_columns(
+                [
+                    Reason.of(ReasonCode.EPISODES_AGREE, count=len(source_ids), category=agreement.category_path),
+                    Reason.of(ReasonCode.CONSOLIDATION_NEEDS_PERSON),
+                ]
+            ),
         )
         item = review_item_create(
             kind=ReviewKind.CONSOLIDATION,
@@ -149,9 +156,8 @@ def consolidations_propose(*, now: datetime, actor: str = ACTOR, min_episodes: i
             memory=agreement.episodes[0],
             layer=Layer.L2,
             advertiser=agreement.advertiser,
-            reason=(
-                f"{len(source_ids)} episodes in {agreement.category_path} agree ({agreement.outcome}): "
-                "keep what they show as a semantic memory?"
+            reason=Reason.of(
+                ReasonCode.CONSOLIDATION_PROPOSED, count=len(source_ids), category=agreement.category_path, outcome=agreement.outcome
             ),
             candidate=candidate,
             payload={"key": agreement.key, "source_ids": source_ids, "category_path": agreement.category_path},
@@ -164,7 +170,7 @@ def consolidations_propose(*, now: datetime, actor: str = ACTOR, min_episodes: i
             stage=STAGE,
             decision="PENDING_REVIEW",
             scores={"episodes": len(source_ids), "outcome": agreement.outcome, "review_item_id": item.pk},
-            reasons=[f"episodes #{', #'.join(map(str, source_ids))} share scope, category and outcome"],
+            **reason_columns([Reason.of(ReasonCode.EPISODES_SHARE, ids=[f"#{i}" for i in source_ids])]),
             provider="reflection",
             created_at=now,
         )
