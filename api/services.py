@@ -67,6 +67,7 @@ def api_token_create(
     """Create a token and return it with its secret. The secret is not stored and
     cannot be shown again."""
     from governance.audit import audit_record
+    from governance.constants import AuditEvent
 
     name = (name or "").strip()
     if not TOKEN_NAME_RE.match(name):
@@ -99,7 +100,7 @@ def api_token_create(
         created_by_name=creator,
     )
     audit_record(
-        event_type="api_token.created",
+        event_type=AuditEvent.API_TOKEN_CREATED,
         actor=creator or "cli",
         target=token,
         extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review, "trusted_sources": grants},
@@ -110,11 +111,12 @@ def api_token_create(
 @transaction.atomic
 def api_token_revoke(*, token: ApiToken, actor: str) -> ApiToken:
     from governance.audit import audit_record
+    from governance.constants import AuditEvent
 
     if not token.revoked:
         token.revoked = True
         token.save(update_fields=["revoked"])
-        audit_record(event_type="api_token.revoked", actor=actor, target=token, extra={"name": token.name})
+        audit_record(event_type=AuditEvent.API_TOKEN_REVOKED, actor=actor, target=token, extra={"name": token.name})
     return token
 
 

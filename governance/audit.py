@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from governance.constants import AuditEvent
 from governance.models import AuditLog
 from textrules.safety import redact, scan_data
 
 
-def audit_record(*, event_type: str, actor: str = "", target: Any = None, extra: dict[str, Any] | None = None) -> AuditLog:
+def audit_record(*, event_type: AuditEvent, actor: str = "", target: Any = None, extra: dict[str, Any] | None = None) -> AuditLog:
     target_type = target._meta.label_lower if target is not None and hasattr(target, "_meta") else ""
     target_id = str(getattr(target, "pk", "") or "") if target is not None else ""
     clean_extra, _ = scan_data(extra or {})

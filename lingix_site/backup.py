@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection
 
 from governance.audit import audit_record
+from governance.constants import AuditEvent
 from memories.exceptions import InvalidInput
 from memories.models import Memory, SearchState
 
@@ -118,5 +119,5 @@ def database_restore(*, path: str, actor: str) -> dict[str, Any]:
     restored = SearchState.objects.filter(pk=1).values_list("epoch", flat=True).first() or 0
     # A restored counter may equal one a cache has already seen; move past both.
     SearchState.objects.filter(pk=1).update(epoch=max(before, restored) + 1)
-    audit_record(event_type="database.restore", actor=actor, extra={"file": os.path.basename(path)})
+    audit_record(event_type=AuditEvent.DATABASE_RESTORE, actor=actor, extra={"file": os.path.basename(path)})
     return {"restored": str(source), "memories": Memory.objects.count(), "vendor": connection.vendor}

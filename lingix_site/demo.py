@@ -7,6 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from governance.constants import AuditEvent
 from governance.knowledge.suggestions import suggestions_for_live_signals
 from governance.models import AuditLog
 from governance.write.imports import memories_import
@@ -18,7 +19,7 @@ DEMO_FILE = Path(__file__).resolve().parent / "fixtures" / "demo_memories.jsonl"
 
 def demo_load_once() -> dict[str, Any]:
     """Load the demo set unless it was loaded before (an audit entry remembers)."""
-    if AuditLog.objects.filter(event_type="memory.import", extra_data__label="demo").exists():
+    if AuditLog.objects.filter(event_type=AuditEvent.MEMORY_IMPORT, extra_data__label="demo").exists():
         return {"loaded": False, "reason": "demo data was loaded before"}
     if Memory.objects.exists():
         # The demo lines carry their ids (the L4 templates name the L2 memories they came from).

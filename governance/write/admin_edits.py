@@ -12,12 +12,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
-from governance.constants import Action, EventKind, EventStatus
-from governance.models import LayerPolicy, MemoryEvent, Trace
+from governance.constants import Action, AuditEvent, EventKind, EventStatus
+from governance.models import LayerPolicy, MemoryEvent
+from governance.reasons import reason_columns
+from governance.traces import trace_create
 from memories.constants import L1_PERMISSION, Attribution, Layer, Source, Status
 from memories.embeddings.store import embed_memories
 from memories.exceptions import InvalidInput
 from memories.models import Memory
+from textrules.reasons import Reason, ReasonCode
 from textrules.safety import redact, refuse_credentials
 
 # What a person may change by hand. Layer, scope and status have their own governed paths
@@ -104,7 +107,7 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
         result = governed_edit(memory=memory, changes=changes, authority=authority)
         action = Action.UPDATE
 
-    reasons = [f"edited in the admin by {actor}"] + ([f"note: {note}"] if note else [])
+    reasons = [Reason.of(ReasonCode.ADMIN_EDITED, actor=actor)] + ([Reason.of(ReasonCode.NOTE, note=note)] if note else [])
     event = MemoryEvent.objects.create(
         kind=EventKind.ADMIN_EDIT,
         source=Source.HUMAN,
@@ -118,13 +121,13 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
         status=EventStatus.DECIDED,
         action=action,
         decided_layer=result.layer,
-        reasons=reasons,
+        **reason_columns(reasons),
         memory=result,
         provider="human",
         created_at=now,
         decided_at=now,
     )
-    Trace.objects.create(
+    trace_create(
         event=event,
         memory=result,
         seq=1,
@@ -136,7 +139,7 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
         created_at=now,
     )
     audit_record(
-        event_type="memory.admin_edit",
+        event_type=AuditEvent.MEMORY_ADMIN_EDIT,
         actor=actor,
         target=result,
         extra={"changes": diff, "previous_memory_id": previous_id, "event_id": event.pk, "version": result.version},
@@ -166,11 +169,16 @@ def memory_admin_set_status(*, memory: Memory, user: Any, status: str, note: str
         status=status,
         authority=Authority(origin=WriteOrigin.ADMIN_EDIT, actor=actor, person=True, operator=user.has_perm(L1_PERMISSION)),
     )
-    stage = "admin_archive" if status == Status.ARCHIVED else "admin_restore"
-    reasons = [f"{before} → {status} by {actor}"] + ([f"note: {note}"] if note else [])
-    Trace.objects.create(memory=memory, stage=stage, decision=status, reasons=reasons, provider="human")
+    archived = status == Status.ARCHIVED
+    stage = "admin_archive" if archived else "admin_restore"
+    reasons = [Reason.of(ReasonCode.ADMIN_STATUS, from_status=before, to_status=status, actor=actor)]
+    reasons += [Reason.of(ReasonCode.NOTE, note=note)] if note else []
+    trace_create(memory=memory, stage=stage, decision=status, reasons=reasons, provider="human")
     audit_record(
-        event_type=f"memory.{stage.removeprefix('admin_')}", actor=actor, target=memory, extra={"from": before, "to": status, "note": note}
+        event_type=AuditEvent.MEMORY_ARCHIVE if archived else AuditEvent.MEMORY_RESTORE,
+        actor=actor,
+        target=memory,
+        extra={"from": before, "to": status, "note": note},
     )
     return memory
 
@@ -181,7 +189,7 @@ def memory_admin_reembed(*, memories: Iterable[Memory], user: Any) -> int:
     if not user.has_perm("memories.change_memory"):
         raise PermissionDenied(f"{_actor(user)} may not re-embed memories")
     done = embed_memories(ids)
-    audit_record(event_type="memory.reembed", actor=_actor(user), target=None, extra={"memory_ids": ids, "embedded": done})
+    audit_record(event_type=AuditEvent.MEMORY_REEMBED, actor=_actor(user), target=None, extra={"memory_ids": ids, "embedded": done})
     return done
 
 
@@ -202,5 +210,7 @@ def layer_policy_update(*, policy: LayerPolicy, user: Any, changes: dict[str, An
     policy.updated_by = _actor(user)
     policy.full_clean()
     policy.save()
-    audit_record(event_type="layer_policy.update", actor=_actor(user), target=policy, extra={"layer": policy.layer, "changes": diff})
+    audit_record(
+        event_type=AuditEvent.LAYER_POLICY_UPDATE, actor=_actor(user), target=policy, extra={"layer": policy.layer, "changes": diff}
+    )
     return policy

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.audit import audit_record
+from governance.constants import AuditEvent
 from governance.knowledge.entities.link import link_entities_bulk
 from governance.knowledge.organise import category_node_for, category_refresh, make_abstracts, organise_fields
 from governance.write.hard_rules import Authority, WriteOrigin, l3_expires_at, layer_refusal
@@ -213,7 +214,7 @@ def memories_import(
                     cursor.execute(statement)
         category_refresh(touched_nodes)
         audit_record(
-            event_type="memory.import",
+            event_type=AuditEvent.MEMORY_IMPORT,
             actor=actor,
             extra={
                 "imported": report.imported,

@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from governance.audit import audit_record
+from governance.constants import AuditEvent
 from governance.knowledge.entities.link import link_entities, schedule_llm_linking
 from governance.knowledge.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.knowledge.suggestions import suggestions_for_signal
@@ -190,15 +191,20 @@ def governed_write(
     category_refresh({n for n in (memory.category_node_id, old.category_node_id if old else None) if n})
     _link_and_suggest(memory, trigger_type=proposal.trigger_type)
     if memory.layer == Layer.L1:
-        _audit_l1(memory, authority=authority, change="write", extra={"supersedes": getattr(old, "pk", None), "version": memory.version})
+        _audit_l1(
+            memory,
+            authority=authority,
+            event=AuditEvent.MEMORY_L1_WRITE,
+            extra={"supersedes": getattr(old, "pk", None), "version": memory.version},
+        )
     return memory
 
 
-def _audit_l1(memory: Memory, *, authority: Authority, change: str, extra: dict[str, Any] | None = None) -> None:
+def _audit_l1(memory: Memory, *, authority: Authority, event: AuditEvent, extra: dict[str, Any] | None = None) -> None:
     """L1 core rules bind every agent: each change to one is in the audit log, whichever
     path made it (funnel, approval, promotion, admin, lifecycle), in the same transaction."""
     audit_record(
-        event_type=f"memory.l1_{change}",
+        event_type=event,
         actor=authority.actor,
         target=memory,
         extra={
@@ -250,7 +256,7 @@ def governed_set_status(*, memory: Memory, status: str, authority: Authority) ->
     memory = storage.memory_set_status(memory=memory, status=status)
     memories_refresh_categories([memory.pk])
     if memory.layer == Layer.L1 and before != status:
-        _audit_l1(memory, authority=authority, change="status", extra={"from": before, "to": status})
+        _audit_l1(memory, authority=authority, event=AuditEvent.MEMORY_L1_STATUS, extra={"from": before, "to": status})
     return memory
 
 
@@ -268,7 +274,7 @@ def governed_lifecycle_transition(
         Memory.objects.filter(pk__in=movable, status=from_status).update(status=to_status, updated_at=at, **(extra or {}))
         memories_refresh_categories(movable)
         for memory in Memory.objects.filter(pk__in=movable, layer=Layer.L1):
-            _audit_l1(memory, authority=authority, change="status", extra={"from": from_status, "to": to_status})
+            _audit_l1(memory, authority=authority, event=AuditEvent.MEMORY_L1_STATUS, extra={"from": from_status, "to": to_status})
     return movable
 
 
