@@ -107,9 +107,9 @@ def test_a_field_of_the_wrong_shape_is_set_aside_not_an_error(trigger):
     assert trace["invalid_keys"] == ["duration_days"]
 
 
-def test_readme_table_is_the_schemas_table():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- trigger-fields:start -->\n")[1].split("\n<!-- trigger-fields:end -->")[0]
+def test_the_documented_table_is_the_schemas_table():
+    doc = (ROOT / "docs" / "write-path.md").read_text(encoding="utf-8")
+    block = doc.split("<!-- trigger-fields:start -->\n")[1].split("\n<!-- trigger-fields:end -->")[0]
     assert block == markdown_table()
 
 
