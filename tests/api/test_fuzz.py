@@ -32,11 +32,8 @@ def _totals():
 
 
 @pytest.fixture
-def fuzz_token(demo_memories, make_token, settings):
+def fuzz_token(demo_memories, make_token, no_sampled_audit, settings):
     settings.MEMORY_API_RATE = "100000/min"
-    from governance.models import LayerPolicy
-
-    LayerPolicy.objects.update(sampled_audit_rate=0.0)
     _, raw = make_token("fuzzer", ["brand_A"], can_review=True)
     # The WSGI handler would close the test's connection (and its transaction) after
     # every request; Django's own test client avoids that by the same disconnection.

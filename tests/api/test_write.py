@@ -5,17 +5,10 @@ import pytest
 from governance.models import MemoryEvent, ReviewItem, Trace
 from memories.models import Memory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_sampled_audit")]
 
 USER_FACT = "用户纠正：brand_A 医药OTC类目出价不要超过1.5元"
 RULE = "平台规定：医药OTC类目所有广告出价不得超过2元"
-
-
-@pytest.fixture(autouse=True)
-def _no_sampled_audit(db):
-    from governance.models import LayerPolicy
-
-    LayerPolicy.objects.update(sampled_audit_rate=0.0)
 
 
 def test_ingest_writes_through_the_funnel_with_traces(brand_a):

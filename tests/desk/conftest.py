@@ -11,7 +11,6 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser, Group
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
@@ -23,56 +22,12 @@ BROWSER_MARKS = [
 ]
 
 
-def staff_user(django_user_model: type[AbstractUser], username: str, group: str, *, password: str | None = None) -> AbstractUser:
-    user = django_user_model.objects.create_user(username=username, password=password or "pw-" + username, is_staff=True)
-    user.groups.add(Group.objects.get(name=group))
-    return user
-
-
 def import_demo(label: str, *, embed: bool) -> None:
     """The bundled demo set, so the admin pages have memories to show."""
     from governance.write.imports import memories_import
     from lingix_site.demo import DEMO_FILE
 
     memories_import(lines=DEMO_FILE.read_text(encoding="utf-8").splitlines(), actor="test", label=label, embed=embed)
-
-
-@pytest.fixture
-def reviewer(db, django_user_model):
-    return staff_user(django_user_model, "reviewer_li", "reviewer")
-
-
-@pytest.fixture
-def second_reviewer(db, django_user_model):
-    return staff_user(django_user_model, "reviewer_wang", "reviewer")
-
-
-@pytest.fixture
-def operator(db, django_user_model):
-    return staff_user(django_user_model, "operator_zhao", "operator")
-
-
-def _client_for(user):
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def reviewer_client(reviewer):
-    return _client_for(reviewer)
-
-
-@pytest.fixture
-def second_reviewer_client(second_reviewer):
-    return _client_for(second_reviewer)
-
-
-@pytest.fixture
-def operator_client(operator):
-    return _client_for(operator)
 
 
 @contextlib.contextmanager

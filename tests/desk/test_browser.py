@@ -12,8 +12,9 @@ from contextlib import redirect_stdout
 import pytest
 
 from governance.models import ReviewItem
+from tests.conftest import staff_user
 
-from .conftest import ARTIFACTS, BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
+from .conftest import ARTIFACTS, BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot
 from .seed import CONTRADICTION, PARKED_L1, UPDATE_B, WRITTEN, seed_queue, seed_second_conflict
 
 PASSWORD = "晨检-review-2026"

@@ -14,8 +14,9 @@ import pytest
 
 from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from memories.models import Memory
+from tests.conftest import staff_user
 
-from .conftest import BROWSER_MARKS, VIEWPORT, chromium_tab, import_demo, log_in, screenshot, staff_user
+from .conftest import BROWSER_MARKS, VIEWPORT, chromium_tab, import_demo, log_in, screenshot
 from .seed import UPDATE_B, seed_queue, seed_second_conflict
 
 PASSWORD = "晨检-review-2026"

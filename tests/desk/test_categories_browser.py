@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.desk.conftest import BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot, staff_user
+from tests.conftest import staff_user
+from tests.desk.conftest import BROWSER_MARKS, chromium_tab, import_demo, log_in, screenshot
 
 PASSWORD = "类目-review-2026"
 

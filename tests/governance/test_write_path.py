@@ -6,7 +6,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
@@ -55,12 +54,6 @@ def _parked(candidate: dict) -> ReviewItem:
         advertiser=candidate["advertiser"],
         proposed_by="token:agent-a",
     )
-
-
-def _user(django_user_model, username: str, group: str):
-    user = django_user_model.objects.create_user(username=username, password="pw", is_staff=True)
-    user.groups.add(Group.objects.get(name=group))
-    return user
 
 
 def _still_open(item: ReviewItem) -> None:
@@ -130,11 +123,9 @@ def test_cli_approval_of_an_outage_parked_item_is_refused(candidate, capsys, dja
 
 
 @pytest.mark.parametrize("candidate", [L4_PROPOSAL, INFERENCE_PROPOSAL], ids=["l4", "agent-inference-l2"])
-def test_admin_approval_of_an_outage_parked_item_is_refused(candidate, django_user_model):
+def test_admin_approval_of_an_outage_parked_item_is_refused(candidate, operator_client):
     item = _parked(candidate)
-    client = Client()
-    client.force_login(_user(django_user_model, "operator_zhao", "operator"))
-    response = client.post(
+    response = operator_client.post(
         reverse("admin:governance_reviewitem_decide", args=[item.pk]), {"decision": "approve", "note": "看起来没问题"}, follow=True
     )
     assert response.status_code == 200
@@ -177,16 +168,14 @@ def test_approval_of_a_confirmed_parked_l2_still_writes_it_with_a_fresh_importan
 
 
 # --- admin edit -----------------------------------------------------------------------------
-def test_admin_content_edit_of_an_l4_template_is_refused(make_memory, django_user_model):
+def test_admin_content_edit_of_an_l4_template_is_refused(make_memory, operator_client):
     template = make_memory("策略模板：大促蓄水期降价10%", layer="L4", source="system", source_attribution="promotion")
-    client = Client()
-    client.force_login(_user(django_user_model, "operator_zhao", "operator"))
     url = reverse("admin:memories_memory_change", args=[template.pk])
-    page = client.get(url)
+    page = operator_client.get(url)
     form = page.context["adminform"].form
     data = {name: (form.initial.get(name) if form.initial.get(name) is not None else "") for name in form.fields}
     data.update(content="策略模板：大促蓄水期降价30%")
-    response = client.post(url, data, follow=True)
+    response = operator_client.post(url, data, follow=True)
     assert Memory.objects.filter(layer=Layer.L4).count() == 1
     assert Memory.objects.get(pk=template.pk).content == "策略模板：大促蓄水期降价10%"
     assert "L4" in " ".join(str(m) for m in response.context["messages"])

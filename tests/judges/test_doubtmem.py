@@ -43,7 +43,7 @@ def test_missing_tag_or_garbage_is_refused(text):
 
 
 @pytest.fixture
-def doubtmem(fake_openai, settings, env):
+def doubtmem(fake_openai, no_sampled_audit, settings, env):
     settings.MEMORY_DOUBTMEM_BASE_URL = fake_openai.base_url
     settings.MEMORY_DOUBTMEM_MODEL = "DoubtMem-test"
     env(MEMORY_LLM_BACKOFF_SECONDS="0.01")

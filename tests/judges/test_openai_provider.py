@@ -7,10 +7,10 @@ from django.db import connection
 
 from governance.models import MemoryEvent, ReviewItem, Trace
 from memories.models import Memory
+from tests.conftest import GATEWAY_API_KEY as API_KEY
 from tests.fakes.openai_server import chat, error, raw
-from tests.governance.conftest import API_KEY
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_sampled_audit")]
 
 TEXT = "用户纠正：brand_A 医药OTC类目出价不要超过1.5元，以后按这个执行"
 CLASSIFY = {

@@ -1,34 +1,13 @@
-"""Attack fixtures shared by the security suite: one token per advertiser, an operator,
-and memories owned by someone else, all created through the real services."""
+"""Attack fixtures of the security suite: memories owned by someone else, created through the
+real services. The tenants' tokens (brand_a, brand_b, reviewer_a, operator_token) are
+tests/conftest.py's."""
 
 import pytest
 
-from tests.api.conftest import ApiClient, _fresh_throttle, make_token  # noqa: F401  (fixtures)
 
-
-@pytest.fixture
-def brand_a(make_token):  # noqa: F811
-    _, raw = make_token("agent-a", ["brand_A"])
-    return ApiClient(raw)
-
-
-@pytest.fixture
-def brand_b(make_token):  # noqa: F811
-    _, raw = make_token("agent-b", ["brand_B"])
-    return ApiClient(raw)
-
-
-@pytest.fixture
-def operator(make_token):  # noqa: F811
-    _, raw = make_token("ops", all_advertisers=True, can_review=True)
-    return ApiClient(raw)
-
-
-@pytest.fixture
-def reviewer_a(make_token):  # noqa: F811
-    """A brand_A token that may decide reviews, but only inside brand_A."""
-    _, raw = make_token("review-a", ["brand_A"], can_review=True)
-    return ApiClient(raw)
+@pytest.fixture(autouse=True)
+def _empty_rate_limits(fresh_throttle):
+    """Every attack starts with empty rate-limit buckets (tests/conftest.py)."""
 
 
 @pytest.fixture

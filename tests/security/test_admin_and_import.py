@@ -4,7 +4,6 @@ trusted import through the CLI both refuse a credential, and nothing of it is st
 import json
 
 import pytest
-from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from tests.security.stored import database_bytes
@@ -13,17 +12,6 @@ from tests.textrules.safety.safety_corpus import HOSTILE, leaks
 CREDENTIALS = [c for c in HOSTILE if c["kind"] == "credential" and c["via"] == "ingest"]
 PICKED = [next(c for c in CREDENTIALS if c["family"] == f) for f in ("slack", "stripe", "db_url", "lgx")]
 PERSONAL = [c for c in HOSTILE if c["kind"] == "personal" and c["via"] == "ingest"][:2]
-
-
-@pytest.fixture
-def operator_client(db, django_user_model):
-    from django.test import Client
-
-    user = django_user_model.objects.create_user(username="operator_sun", password="pw-operator", is_staff=True)
-    user.groups.add(Group.objects.get(name="operator"))
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

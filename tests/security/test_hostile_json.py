@@ -85,10 +85,10 @@ def test_lone_surrogates_anywhere(brand_a, nothing_written, path, body):
     _refused(brand_a.post(path, content=body.encode()))
 
 
-def test_lone_surrogate_in_a_review_note(operator, brand_a):
+def test_lone_surrogate_in_a_review_note(operator_token, brand_a):
     text = "用户纠正：brand_A 医药OTC 出价上限改为 2.5 元，以后都按这个执行"
     item = brand_a.post("/ingest", {"text": text, "source": "user", "layer": "L1"}).json()
-    response = operator.post(f"/review/{item['review_item_id']}/reject", content=('{"note": ' + SURROGATE + "}").encode())
+    response = operator_token.post(f"/review/{item['review_item_id']}/reject", content=('{"note": ' + SURROGATE + "}").encode())
     _refused(response)
 
 

@@ -55,19 +55,19 @@ def open_item(brand_a):
 
 
 @pytest.mark.parametrize("case", CREDENTIALS[:4], ids=[c["id"] for c in CREDENTIALS[:4]])
-def test_a_credential_in_a_review_note_is_not_stored(operator, open_item, case):
+def test_a_credential_in_a_review_note_is_not_stored(operator_token, open_item, case):
     note = f"驳回：不要把密钥写进记忆 {case['surface']}"
-    response = operator.post(f"/review/{open_item.pk}/reject", {"note": note})
+    response = operator_token.post(f"/review/{open_item.pk}/reject", {"note": note})
     assert response.status_code in {200, 422}, response.content
     assert leaks(database_bytes(), case) == []
-    assert leaks(operator.get("/review").content, case) == []
+    assert leaks(operator_token.get("/review").content, case) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the credential detector does not scan idempotency_key or business_line: both are stored as sent")
 @pytest.mark.parametrize("field", ["idempotency_key", "business_line"])
 def test_a_credential_in_a_short_field_is_not_stored(brand_a, field):
     case = next(c for c in HOSTILE if c["family"] == "stripe")
     body = {"text": "用户纠正：brand_A 美妆 出价上限改为 3 元", "source": "user", field: case["value"]}
     response = brand_a.post("/ingest", body)
-    assert response.status_code in {200, 422}, response.content
-    assert leaks(database_bytes(), case) == []
+    assert response.status_code == 422, response.content
+    assert f"{field} looks like a credential" in response.json()["detail"]
+    assert leaks(database_bytes(), case) == [] and leaks(response.content, case) == []

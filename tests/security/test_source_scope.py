@@ -36,7 +36,7 @@ def test_another_tenants_turns_behind_a_global_memory_stay_hidden(brand_a, globa
     assert body["turns"] == [] and body["session_id"] is None
 
 
-def test_the_owning_tenant_and_an_operator_still_see_them(brand_b, operator, global_memory_from_brand_b):
-    for client in (brand_b, operator):
+def test_the_owning_tenant_and_an_operator_still_see_them(brand_b, operator_token, global_memory_from_brand_b):
+    for client in (brand_b, operator_token):
         body = client.get(f"/memories/{global_memory_from_brand_b.pk}/source").json()
         assert body["session_id"] == "sess-brand_B-双11" and body["turns"][0]["content"] == BRAND_B_TURN

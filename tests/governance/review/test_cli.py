@@ -4,6 +4,7 @@ import pytest
 
 from governance.models import ReviewItem
 from memories.models import Memory
+from tests.conftest import staff_user
 
 
 @pytest.mark.django_db
@@ -67,10 +68,7 @@ def test_trigger_and_bad_input_are_one_line_errors(cli):
 
 @pytest.mark.django_db
 def test_review_list_approve_reject(cli, django_user_model):
-    from django.contrib.auth.models import Group
-
-    lina = django_user_model.objects.create_user(username="lina", password="pw", is_staff=True)
-    lina.groups.add(Group.objects.get(name="operator"))
+    staff_user(django_user_model, "lina", "operator")
     cli("ingest", "平台规定：医药OTC类目所有广告出价不得超过2元", "--source", "user", "--json")
     cli("ingest", "Compliance policy: all pharma OTC ads must never claim a cure", "--source", "tool", "--json")
     code, body, _ = cli("review", "list", "--json")
@@ -92,8 +90,6 @@ def test_review_list_approve_reject(cli, django_user_model):
 
 @pytest.mark.django_db
 def test_cli_decisions_act_as_a_real_user_and_keep_four_eyes(cli, django_user_model):
-    from django.contrib.auth.models import Group
-
     cli("ingest", "平台规定：医药OTC类目所有广告出价不得超过2元", "--source", "user", "--json")
     item = ReviewItem.objects.get()
     code, _, err = cli("review", "approve", str(item.pk), "--as", "nobody", "--json")
@@ -101,8 +97,7 @@ def test_cli_decisions_act_as_a_real_user_and_keep_four_eyes(cli, django_user_mo
     django_user_model.objects.create_user(username="intern", password="pw")
     code, _, err = cli("review", "approve", str(item.pk), "--as", "intern", "--json")
     assert code == 1 and "may not decide" in err
-    reviewer = django_user_model.objects.create_user(username="wang", password="pw", is_staff=True)
-    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    staff_user(django_user_model, "wang", "reviewer")
     code, _, err = cli("review", "approve", str(item.pk), "--as", "wang", "--json")
     assert code == 1 and "operator" in err  # an L1 rule needs an operator, from the CLI too
     ReviewItem.objects.filter(pk=item.pk).update(proposed_by="wang")

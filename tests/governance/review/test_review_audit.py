@@ -33,15 +33,6 @@ def refused_with_audit(*, event_type: str = "periodic_pattern", summary: str = R
 
 
 @pytest.fixture
-def reviewer(db, django_user_model):
-    from django.contrib.auth.models import Group
-
-    user = django_user_model.objects.create_user(username="reviewer_li", is_staff=True)
-    user.groups.add(Group.objects.get(name="reviewer"))
-    return user
-
-
-@pytest.fixture
 def audited(db):
     return refused_with_audit()
 

@@ -14,7 +14,7 @@ from governance.traces import trace_create
 from memories.models import Memory
 from tests.textrules.safety.safety_corpus import HOSTILE, leaks
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_sampled_audit")]
 
 CREDENTIALS = [c for c in HOSTILE if c["kind"] == "credential"]
 PERSONAL = [c for c in HOSTILE if c["kind"] == "personal"]
