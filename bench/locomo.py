@@ -257,7 +257,7 @@ def bench_ranking(product_defaults: bool = False):
 
     Each memory carries its previous turns, so neighbouring memories are near-duplicates by
     construction; a duplicate cut-off (0.97) cost ~0.1 recall@10 on conversations 1–3.
-    The fusion history is in the README ("Retrieval quality")."""
+    The fusion history is in docs/benchmarks/retrieval-quality.md."""
     from memories.search import fts
     from memories.search.hybrid import DEFAULT_RANKING
 

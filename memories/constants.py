@@ -22,7 +22,7 @@ class Status(models.TextChoices):
 
 
 class Source(models.TextChoices):
-    """Who produced the text (CONTRACT.md `--source`)."""
+    """Who produced the text (`--source`, docs/cli.md)."""
 
     USER = "user", _("user")
     ASSISTANT = "assistant", _("assistant")

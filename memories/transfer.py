@@ -1,4 +1,4 @@
-"""The JSONL line format of CONTRACT.md: lossless export, and the validation of one import
+"""The JSONL line format (docs/cli.md, "Import/export format"): lossless export, and the validation of one import
 line. The audited, all-or-nothing write of a whole file lives one app up, beside its
 audit row."""
 

@@ -11,7 +11,7 @@ from memories.embeddings.store import embed_backfill
 
 
 def _import_args(parser) -> None:
-    parser.add_argument("file", help="JSONL file, one memory per line (see README: import format)")
+    parser.add_argument("file", help="JSONL file, one memory per line (see docs/cli.md: import format)")
     parser.add_argument("--dry-run", action="store_true", help="validate every line and report, write nothing")
     parser.add_argument("--no-embed", action="store_true", help="skip embedding now; run embed-backfill later")
 

@@ -7,7 +7,7 @@ Field names follow the spec's examples and manual (`plan_id`, `target_metric`,
 dropped, and listed so a trace can show what was ignored. A value of the wrong shape
 never fails an event: it is set aside as `invalid` and the text is read instead.
 
-The same models drive the value criteria, `memory trigger --help`, the README table and
+The same models drive the value criteria, `memory trigger --help`, the table in docs/write-path.md and
 the OpenAPI examples, so the documented fields are the fields the funnel reads."""
 
 from __future__ import annotations
@@ -385,7 +385,7 @@ def help_text() -> str:
 
 
 def markdown_table() -> str:
-    """The README table of data fields."""
+    """The table of data fields in docs/write-path.md."""
     lines = ["| event type | fields (synonyms accepted) |", "|---|---|"]
     for trigger_type in SCHEMAS:
         cells = []

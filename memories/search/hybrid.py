@@ -30,7 +30,7 @@ class RankingConfig:
     rrf_k: int = 60
     # Keyword-leaning in both languages, measured on LoCoMo (English) and on the Chinese
     # ad-ops set (bench.zh_adops), each candidate scored by both arms: 0.4/0.6 beat 0.3/0.7
-    # and 0.5/0.5 on both (README, "Retrieval quality").
+    # and 0.5/0.5 on both (docs/benchmarks/retrieval-quality.md).
     vector_weight: float = 0.4
     keyword_weight: float = 0.6
     # Importance scales the fused score by up to ±importance_weight/2 around importance 5.

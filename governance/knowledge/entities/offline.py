@@ -1,4 +1,4 @@
-"""Offline entity extraction: the typed event fields first (governance.language.
+"""Offline entity extraction: the typed event fields first (governance.funnel.
 trigger_schemas), then the ad-ops vocabulary over the text. Deterministic and fast enough
 to run inside the write transaction."""
 

@@ -1,4 +1,4 @@
-"""`python manage.py memory <subcommand>`: the operator's CLI (CONTRACT.md).
+"""`python manage.py memory <subcommand>`: the operator's CLI (docs/cli.md).
 
 Subcommands live in the app whose services they call (memories.cli, governance.cli,
 api.cli, lingix_site.cli); this file, at the top of the dependency order, imports each of
