@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextvars
 import functools
 from collections.abc import Callable
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -96,6 +97,23 @@ Advertiser = Annotated[
     str | None, Field(description="an advertiser in the token's scope; omitted: the token's scope (reads) or its one advertiser (writes)")
 ]
 MemoryId = Annotated[int, Field(ge=1, le=MAX_ID, description="a memory id")]
+AsOf = Annotated[
+    str | None, Field(description="ISO-8601 time: read the memories as they were then (versions, archived and expired ones while live)")
+]
+
+
+def _as_of_time(raw: str | None) -> datetime | None:
+    """The time a tool's `as_of` names, checked as /api/v1 checks it (422 otherwise)."""
+    from api.schemas import as_of_utc
+
+    if raw is None:
+        return None
+    try:
+        return as_of_utc(datetime.fromisoformat(raw))
+    except ValueError:
+        raise ToolError(f"422: as_of: not an ISO-8601 time: {raw!r}") from None
+
+
 Turns = Annotated[list[dict[str, Any]] | None, Field(description='role-tagged turns [{"role": "user"|"assistant", "content": str}]')]
 
 
@@ -105,12 +123,13 @@ async def search(
     business_line: str | None = None,
     layers: Annotated[list[str] | None, Field(description="any of L1, L2, L3, L4")] = None,
     top_k: Annotated[int, Field(ge=1, le=50)] = 5,
+    as_of: AsOf = None,
 ) -> dict[str, Any]:
     """Hybrid search (keywords + vectors) over the memories this token may read, with each result's scores."""
     from api.routers.memory import search as operation
     from api.schemas import SearchIn
 
-    values = {"query": query, "advertiser": advertiser, "business_line": business_line, "layers": layers, "top_k": top_k}
+    values = {"query": query, "advertiser": advertiser, "business_line": business_line, "layers": layers, "top_k": top_k, "as_of": as_of}
     return await _call(operation, schema=SearchIn, values=values)
 
 
@@ -121,6 +140,7 @@ async def recall(
     budget_tokens: Annotated[int, Field(ge=50, le=4000)] = 600,
     top_k: Annotated[int, Field(ge=1, le=20)] = 8,
     force: bool = False,
+    as_of: AsOf = None,
 ) -> dict[str, Any]:
     """A <lingix-memory> block of the memories relevant to this turn, within a token budget (empty for chit-chat)."""
     from api.routers.memory import recall as operation
@@ -133,6 +153,7 @@ async def recall(
         "budget_tokens": budget_tokens,
         "top_k": top_k,
         "force": force,
+        "as_of": as_of,
     }
     return await _call(operation, schema=RecallIn, values=values)
 
@@ -199,11 +220,11 @@ async def trigger(
     return await _call(operation, schema=TriggerIn, values=values)
 
 
-async def get(memory_id: MemoryId) -> dict[str, Any]:
-    """One memory with its version history (only inside the token's scope)."""
+async def get(memory_id: MemoryId, as_of: AsOf = None) -> dict[str, Any]:
+    """One memory with its version history (only inside the token's scope); with as_of, the version valid then."""
     from api.routers.memory import memory_detail as operation
 
-    return await _call(operation, memory_id)
+    return await _call(operation, memory_id, as_of=_as_of_time(as_of))
 
 
 async def source(memory_id: MemoryId) -> dict[str, Any]:

@@ -12,11 +12,12 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from memories.hashing import content_hash
 from textrules.signals import is_chitchat
-from textrules.text_budget import estimate_tokens, is_cjk
+from textrules.text_budget import estimate_tokens
 
 LAYER_LABELS = {"L1": "L1 core rule", "L2": "L2 strategy", "L3": "L3 realtime", "L4": "L4 template"}
 
@@ -34,12 +35,59 @@ _ALWAYS = re.compile(
     re.IGNORECASE,
 )
 _PUNCT_OR_SPACE = re.compile(r"[\s\W_]+", re.UNICODE)
+# A chat client's command ("/new", "/model gpt-4"), not something the user asks about.
+_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w\-]*(?:\s|$)")
+_LAUGHTER = re.compile(r"(?:哈|呵|嘿|嘻|嘎|噗){2,}|\b(?:(?:ha|he|hi|ja|ho){2,}h?|a*ha+|lo+l+|lmf?ao+|rofl|xd+|omg|hah)\b", re.IGNORECASE)
+# Words that carry no topic, in both languages: particles, pronouns, phatic words
+# (thanks, ok, bye, good night), light verbs and fillers. Small talk is what is left with
+# almost nothing once they are gone, whatever the greeting: "收到，我先去开会了" keeps only
+# 开会, "okay, let me check and get back to you" nothing. Longest first.
+_ZH_FILLERS = sorted(
+    """收到 谢谢 多谢 感谢 辛苦 明白 知道 了解 好的 好滴 好嘞 没问题 可以 拜拜 再见 晚安 早安 早上好 晚上好 中午好 下午好 你好 您好
+    哈喽 加油 在吗 稍等 等等 马上 回头 一下 一会 等会 然后 那个 这个 什么 怎么 为什么 谁 名字 真的 确实 是的 对的 不错 厉害 棒
+    笑死 太好笑 好笑 有意思 行吧 算了 随便 处理 看看 去 来 先 再 就 都 也 还 又 很 真 太 挺 好 行 对 嗯 哦 噢 喔 哇 唉 哎 诶 啊
+    呀 啦 吧 呢 吗 嘛 么 哈 呵 了 的 地 得 着 过 我 你 您 他 她 它 们 咱 这 那 是 在 有 个 会 能 想 要 聊 累 忙 吃饭 开会 下线 上线
+    回来 走了 睡了 休息""".split(),
+    key=len,
+    reverse=True,
+)
+_EN_FILLERS = frozenset(
+    """ok okay k kk thanks thank thx ty tysm you u ur your youre yours me my mine i im ive id we us our it its is are am was were be been
+    a an the and or but so to of in on at for with about just really very too also please pls plz yes yeah yep yup no nope nah sure
+    cool nice great awesome good fine perfect wow oh ah uh um hmm hey hi hello yo bye goodbye later see talk ttyl brb gtg afk np
+    morning night evening afternoon day thing one got get let check back go going gonna will can do did done have has had
+    what whats who how hows name alright right well welcome sorry meeting lunch dinner that thats this funny""".split()
+)
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_ZH_FILLER_RE = re.compile("|".join(re.escape(word) for word in _ZH_FILLERS))
+
+
+class RecallSkip(StrEnum):
+    """Why /recall injected nothing (the `skipped` code of its answer)."""
+
+    EMPTY = "empty"
+    NO_WORDS = "no_words"
+    SLASH_COMMAND = "slash_command"
+    SMALL_TALK = "small_talk"
+    BELOW_FLOOR = "below_relevance_floor"
+    NOTHING_FOUND = "nothing_found"
+    NOTHING_FITS = "nothing_fits"
 
 
 @dataclass(frozen=True)
 class RecallDecision:
     retrieve: bool
     reason: str
+    skipped: str | None = None
+
+
+def content_words(text: str) -> tuple[int, int]:
+    """(Han characters, Latin words) that remain once laughter, punctuation, emoji and
+    topic-free words are removed."""
+    text = _LAUGHTER.sub(" ", text)
+    latin = [w for w in re.findall(r"[A-Za-z0-9]+", text.lower().replace("'", "")) if w not in _EN_FILLERS]
+    han = _ZH_FILLER_RE.sub("", "".join(_HAN.findall(text)))
+    return len(han), len(latin)
 
 
 def should_retrieve(query: str, *, force: bool = False) -> RecallDecision:
@@ -47,18 +95,20 @@ def should_retrieve(query: str, *, force: bool = False) -> RecallDecision:
     if force:
         return RecallDecision(True, "forced")
     if not text:
-        return RecallDecision(False, "empty")
+        return RecallDecision(False, "empty turn", RecallSkip.EMPTY)
     if _ALWAYS.search(text):
         return RecallDecision(True, "refers to the past")
+    if _SLASH_COMMAND.match(text):
+        return RecallDecision(False, "a slash command", RecallSkip.SLASH_COMMAND)
     core = _PUNCT_OR_SPACE.sub(" ", text).strip()
     if not core:
-        return RecallDecision(False, "no words")
+        return RecallDecision(False, "no words (punctuation or emoji only)", RecallSkip.NO_WORDS)
     if is_chitchat(text):
-        return RecallDecision(False, "greeting or acknowledgement")
-    cjk = sum(1 for char in core if is_cjk(char))
-    latin_words = len(re.findall(r"[A-Za-z0-9]+", core))
-    if cjk < 3 and latin_words < 3:
-        return RecallDecision(False, "too short to search")
+        return RecallDecision(False, "greeting or acknowledgement", RecallSkip.SMALL_TALK)
+    han, latin = content_words(text)
+    # About two Han characters make a word: fewer than two content words is small talk.
+    if han / 2 + latin < 2:
+        return RecallDecision(False, "small talk (no content words)", RecallSkip.SMALL_TALK)
     return RecallDecision(True, "content question")
 
 

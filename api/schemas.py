@@ -4,6 +4,7 @@ API's input limits: anything outside them is a 422 before any service runs."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
@@ -51,6 +52,24 @@ NonBlank = Annotated[str, AfterValidator(_plain_text), AfterValidator(_non_blank
 # Advertiser and business-line codes: short, no whitespace or separators.
 Code = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$")]
 IdempotencyKey = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")]
+
+
+def as_of_utc(value: datetime | None) -> datetime | None:
+    # A time without an offset is read as UTC, the zone the API answers in.
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+AS_OF_HELP = (
+    "ISO-8601 time: read the memories as they were then (the version valid at that time, archived or expired ones "
+    "while they were live); without an offset it is UTC"
+)
+AsOf = Annotated[
+    datetime | None,
+    AfterValidator(as_of_utc),
+    Field(description=AS_OF_HELP),
+]
 
 
 def _check_data(value: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -108,6 +127,7 @@ class SearchHitOut(MemoryOut):
 
 class MemoryDetailOut(MemoryOut):
     history: list[MemoryOut]
+    as_of: str | None = Field(None, description="the time read (as_of), when one was asked for")
 
 
 # --- search ------------------------------------------------------------------------------
@@ -124,6 +144,7 @@ class SearchIn(StrictIn):
     mode: Literal["fast", "deep"] = Field(
         "fast", description="fast: one hybrid ranking; deep: sub-queries fused and reranked (slower, better recall)"
     )
+    as_of: AsOf = None
 
 
 class SearchOut(Schema):
@@ -131,6 +152,7 @@ class SearchOut(Schema):
     results: list[SearchHitOut]
     timing_ms: dict[str, float]
     mode: Literal["fast", "deep"] = "fast"
+    as_of: str | None = Field(None, description="the time read (as_of), when one was asked for")
     deep: dict[str, Any] | None = Field(
         None, description="deep mode only: subqueries, rewriter, reranker, their timings, and fallback (a reason) when it answered fast"
     )
@@ -259,6 +281,8 @@ class RecallIn(StrictIn):
     detail: Literal["tiered", "full"] = Field(
         "tiered", description="tiered: one-line abstracts first, then the best memories expanded; full: whole memories in rank order"
     )
+    mode: Literal["fast", "deep"] = Field("fast", description="the search behind the block (see /search); each has its relevance floor")
+    as_of: AsOf = None
 
 
 class RecallMemoryOut(Schema):
@@ -287,4 +311,12 @@ class RecallOut(Schema):
     )
     chosen: dict[str, int] = Field(
         default_factory=dict, description="how many memories the block shows at each detail, and how many ranked ones did not fit"
+    )
+    skipped: str | None = Field(
+        None,
+        description="why nothing was injected: empty, no_words, slash_command, small_talk, below_relevance_floor, "
+        "nothing_found or nothing_fits; null when memories were injected",
+    )
+    relevance: dict[str, float] | None = Field(
+        None, description="the best hit's relevance and the mode's floor (memories.search.relevance), when a search ran"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -16,7 +17,7 @@ from memories.constants import Layer, Status
 from memories.exceptions import NotFound
 from memories.metrics_registry import SEARCH_LATENCY, timed
 from memories.models import Category, Memory
-from memories.search.filters import SearchFilter
+from memories.search.filters import SearchFilter, valid_at
 from memories.search.hybrid import DEFAULT_RANKING, Mode, RankingConfig, hybrid_search
 
 MAX_TOP_K = 50
@@ -52,21 +53,24 @@ def memory_search(
     config: RankingConfig = DEFAULT_RANKING,
     kinds: tuple[str, ...] | None = None,
     category: str | None = None,
+    as_of: datetime | None = None,
 ) -> SearchResponse:
-    """Hybrid retrieval inside the structured filter. `advertisers=None` is the operator
+    """Hybrid retrieval inside the structured filter. `as_of` reads the past: the memories
+    valid at that time (memories.search.filters.valid_at), versions and archived or expired
+    rows included, through the exact SQL path; such a read does not count as an access. `advertisers=None` is the operator
     view; otherwise only those advertisers (plus global memories). `kinds` keeps episodic
     or semantic memories; `category` (a path such as 医药OTC › 冷启动) keeps that node and
     its subtree in the caller's trees."""
     from memories.category_selectors import category_ids_for_path
 
-    search_filter = SearchFilter(
+    search_filter = SearchFilter.at(
+        as_of,
         advertisers=advertisers,
         include_global=include_global,
         business_line=business_line or None,
         layers=tuple(layers) if layers else None,
         kinds=tuple(kinds) if kinds else None,
         category_ids=category_ids_for_path(path=category, advertisers=advertisers) if category else None,
-        now=timezone.now(),
     )
     top_k = max(1, min(int(top_k), MAX_TOP_K))
     with timed(SEARCH_LATENCY, mode=mode):
@@ -76,14 +80,14 @@ def memory_search(
     for hit in outcome.hits:
         memory = by_id.get(hit.memory_id)
         # Re-check the filter on the row itself: the cache may lag a concurrent change.
-        if memory is None or memory.status != Status.ACTIVE:
+        if memory is None or (as_of is not None and not valid_at(memory, as_of)):
             continue
-        if memory.expires_at is not None and memory.expires_at <= search_filter.now:
+        if as_of is None and (memory.status != Status.ACTIVE or (memory.expires_at is not None and memory.expires_at <= search_filter.now)):
             continue
         if advertisers is not None and memory.advertiser not in advertisers and not (include_global and memory.advertiser is None):
             continue
         results.append(SearchResult(memory=memory, score=hit.score, explain=hit.explain))
-    if record_access:
+    if record_access and as_of is None:
         access_recorder.record([r.memory.pk for r in results])
     return SearchResponse(
         results=results,
@@ -198,3 +202,34 @@ def memories_for_export(*, advertiser: str | None = None) -> Iterator[Memory]:
     if advertiser is not None:
         queryset = queryset.filter(advertiser=advertiser)
     yield from queryset.iterator(chunk_size=500)
+
+
+def _version_chain(memory: Memory) -> list[Memory]:
+    """Every version of `memory`'s chain, oldest first (a looped chain is cut where it loops)."""
+    root = memory
+    seen = {memory.pk}
+    while root.supersedes_id is not None and root.supersedes_id not in seen:
+        seen.add(root.supersedes_id)
+        root = Memory.objects.get(pk=root.supersedes_id)
+    chain = [root]
+    while (nxt := Memory.objects.filter(supersedes_id=chain[-1].pk).first()) is not None and nxt.pk not in {m.pk for m in chain}:
+        chain.append(nxt)
+    return chain
+
+
+def _readable(memory: Memory, advertisers: tuple[str, ...] | None) -> bool:
+    return advertisers is None or memory.advertiser is None or memory.advertiser in advertisers
+
+
+def memory_as_of(*, memory: Memory, at: datetime, advertisers: tuple[str, ...] | None = None) -> Memory:
+    """The version of `memory`'s chain that was valid at `at` (an archived memory before its
+    archive time, an L3 fact before it expired); NotFound when none was."""
+    for version in _version_chain(memory):
+        if valid_at(version, at) and _readable(version, advertisers):
+            return version
+    raise NotFound(f"memory {memory.pk} had no valid version at {at.isoformat()}")
+
+
+def memory_history_as_of(*, memory: Memory, at: datetime, advertisers: tuple[str, ...] | None = None) -> list[Memory]:
+    """The versions of the chain that existed by `at` and the scope may read, oldest first."""
+    return [v for v in _version_chain(memory) if v.valid_from <= at and _readable(v, advertisers)]

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.utils import timezone
-from ninja import Path, Router
+from ninja import Path, Query, Router
 from ninja.errors import HttpError
 
 from api.concurrency import token_slot
-from api.recall import query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
+from api.recall import RecallSkip, query_from_messages, recall_choice, render_block, render_tiered, should_retrieve
 from api.routers.common import COMMON_ERRORS, MAX_ID, request_token
 from api.schemas import (
+    AS_OF_HELP,
     ErrorOut,
     MemoryDetailOut,
     RecallIn,
     RecallOut,
     SearchIn,
     SearchOut,
+    as_of_utc,
 )
 from api.security import scope_for
 from memories.metrics_registry import record_recall
 from memories.presenters import memory_dict
+from memories.search.relevance import relevance_of
 
 router = Router()
 
@@ -37,6 +42,7 @@ def search(request, payload: SearchIn):
         "top_k": payload.top_k,
         "kinds": (payload.kind,) if payload.kind else None,
         "category": payload.category,
+        "as_of": payload.as_of,
     }
     deep = None
     with token_slot(request_token(request)):
@@ -53,6 +59,7 @@ def search(request, payload: SearchIn):
         "timing_ms": {"embed": round(response.embed_ms, 2), "search": round(response.search_ms, 2)},
         "mode": payload.mode,
         "deep": deep,
+        **({"as_of": payload.as_of.isoformat()} if payload.as_of else {}),
         **_query_cut(response),
     }
 
@@ -71,11 +78,18 @@ def _query_cut(response) -> dict:
     tags=["memory"],
     summary="One memory with its version history",
 )
-def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
-    from memories.selectors import memory_get, memory_history
+def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: datetime | None = Query(None, description=AS_OF_HELP)):
+    from memories.selectors import memory_as_of, memory_get, memory_history, memory_history_as_of
 
     # Another advertiser's memory answers 404, not 403, so ids do not reveal what exists.
     memory = memory_get(memory_id=memory_id, advertisers=request_token(request).scope)
+    if as_of is not None:
+        # The version valid then, with the versions that existed by then.
+        at = as_of_utc(as_of)
+        scope = request_token(request).scope
+        then = memory_as_of(memory=memory, at=at, advertisers=scope)
+        history = memory_history_as_of(memory=then, at=at, advertisers=scope)
+        return {**memory_dict(then), "history": [memory_dict(m) for m in history], "as_of": at.isoformat()}
     return {**memory_dict(memory), "history": [memory_dict(m) for m in memory_history(memory=memory)]}
 
 
@@ -91,19 +105,43 @@ def recall(request, payload: RecallIn):
     query = payload.query if payload.query is not None else query_from_messages([m.dict() for m in payload.messages or []])
     query = query.strip()[:2000]
     decision = should_retrieve(query, force=payload.force)
-    empty = {"context": "", "memories": [], "tokens": 0, "retrieved": False, "reason": decision.reason, "query": query}
+    empty = {
+        "context": "",
+        "memories": [],
+        "tokens": 0,
+        "retrieved": False,
+        "reason": decision.reason,
+        "skipped": decision.skipped,
+        "query": query,
+    }
     if not decision.retrieve:
         return empty
+    scope = {
+        "query": query,
+        "advertisers": advertisers,
+        "business_line": payload.business_line,
+        "layers": tuple(payload.layers) if payload.layers else None,
+        "top_k": payload.top_k,
+        "as_of": payload.as_of,
+    }
     with token_slot(request_token(request)):
-        response = memory_search(
-            query=query,
-            advertisers=advertisers,
-            business_line=payload.business_line,
-            layers=tuple(payload.layers) if payload.layers else None,
-            top_k=payload.top_k,
-        )
+        if payload.mode == "deep":
+            from memories.search.deep import deep_search
+
+            response = deep_search(**scope)
+        else:
+            response = memory_search(**scope)
+    relevance = relevance_of(query=query, results=response.results, mode=payload.mode)
+    measured = {"best": round(relevance.best, 4), "floor": relevance.floor} if response.results else None
+    if not payload.force and not relevance.passes:
+        # The store knows nothing close enough: an empty block beats eight unrelated lines.
+        skipped = RecallSkip.BELOW_FLOOR if response.results else RecallSkip.NOTHING_FOUND
+        reason = "nothing in memory is relevant enough" if response.results else "nothing found"
+        return {**empty, "retrieved": True, "reason": reason, "skipped": skipped, "relevance": measured, **_query_cut(response)}
     render = render_tiered if payload.detail == "tiered" else render_block
-    block = render([(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=timezone.now())
+    block = render(
+        [(r.memory, r.score) for r in response.results], budget_tokens=payload.budget_tokens, now=payload.as_of or timezone.now()
+    )
     record_recall(hits=len(block.lines), tokens=block.tokens)
     return {
         "context": block.context,
@@ -124,6 +162,8 @@ def recall(request, payload: RecallIn):
         "tokens": block.tokens,
         "retrieved": True,
         "reason": decision.reason if block.lines else f"{decision.reason}; nothing relevant fits",
+        "skipped": None if block.lines else RecallSkip.NOTHING_FITS,
+        "relevance": measured,
         "query": query,
         **_query_cut(response),
     }

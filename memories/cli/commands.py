@@ -26,6 +26,20 @@ def _search_args(parser) -> None:
     parser.add_argument("--explain", action="store_true", help="show each result's component scores")
     parser.add_argument("--kind", help="episodic (what happened), semantic (what holds), or both comma-separated")
     parser.add_argument("--category", help="a category path and everything under it, e.g. '医药OTC › 冷启动' or 医药OTC/冷启动")
+    parser.add_argument("--as-of", help="ISO-8601 time: search the memories as they were then (e.g. 2026-11-11T12:00+08:00)")
+
+
+def parse_as_of(raw: str | None):
+    """An ISO-8601 time (UTC when it has no offset), or None."""
+    from datetime import UTC, datetime
+
+    if not raw:
+        return None
+    try:
+        value = datetime.fromisoformat(raw.strip())
+    except ValueError:
+        raise CliError(f"--as-of must be an ISO-8601 time such as 2026-11-11 or 2026-11-11T12:00+08:00, got {raw!r}") from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _parse_kinds(raw: str | None) -> tuple[str, ...] | None:
@@ -54,6 +68,7 @@ def _search_run(args) -> dict[str, Any]:
         "top_k": args.top_k,
         "kinds": _parse_kinds(args.kind),
         "category": args.category,
+        "as_of": parse_as_of(args.as_of),
     }
     if args.mode == "deep":
         from memories.search.deep import deep_search
@@ -64,6 +79,8 @@ def _search_run(args) -> dict[str, Any]:
         mode = "hybrid" if args.mode == "fast" else args.mode
         response = memory_search(query=args.query, mode=mode, **scope)
         extra = {"mode": mode}
+    if scope["as_of"] is not None:
+        extra["as_of"] = scope["as_of"].isoformat()
     return {
         **extra,
         "query": args.query,

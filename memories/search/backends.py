@@ -56,6 +56,12 @@ class SQLiteBackend:
     def vector_candidates(self, query_vector: np.ndarray, search_filter: SearchFilter, limit: int) -> list[tuple[int, float]]:
         from memories.search.vectors import vector_index
 
+        if search_filter.as_of is not None:
+            # The index filters by today's statuses: the rows valid then come from SQL and
+            # are scanned exactly (no sign-code shortlist).
+            from memories.search.fts import filtered_ids
+
+            return vector_index.search_among(query_vector, filtered_ids(search_filter), limit)
         return vector_index.search(query_vector, search_filter, limit)
 
     def start_vector_candidates(
@@ -63,6 +69,9 @@ class SQLiteBackend:
     ) -> Callable[[], list[tuple[int, float]]]:
         from memories.search.vectors import vector_index
 
+        if search_filter.as_of is not None:
+            hits = self.vector_candidates(query_vector, search_filter, limit)
+            return lambda: hits
         return vector_index.search_soon(query_vector, search_filter, limit)
 
     def vectors_for(self, memory_ids: list[int]) -> dict[int, np.ndarray]:

@@ -24,6 +24,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memories.search.hybrid import DEFAULT_RANKING, RankingConfig
@@ -166,6 +167,7 @@ def deep_search(
     record_access: bool = True,
     config: RankingConfig = DEFAULT_RANKING,
     hooks: DeepHooks | None = None,
+    as_of: datetime | None = None,
 ) -> DeepResponse:
     """Deep retrieval in the same scope rules as memory_search (which runs every sub-query)."""
     from memories.access import access_recorder
@@ -183,6 +185,7 @@ def deep_search(
         "layers": layers,
         "kinds": kinds,
         "category": category,
+        "as_of": as_of,
     }
     info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.name}
 
@@ -240,7 +243,7 @@ def deep_search(
         explain = {**base.explain, "deep_fused": round(fused[mid], 4), "deep_rank": position + 1}
         # The score follows the final order (a model reranker gives no scores of its own).
         results.append(SearchResult(memory=base.memory, score=round(1.0 / (position + 1), 4), explain=explain))
-    if record_access:
+    if record_access and as_of is None:
         access_recorder.record([r.memory.pk for r in results])
     return DeepResponse(
         results=results,

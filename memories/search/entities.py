@@ -18,11 +18,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Q
+from django.db.models.expressions import RawSQL
 
 from memories.constants import Status
 from memories.entity_vocabulary import find_mentions
 from memories.models import Entity, MemoryEntity, Relation
 from memories.search.filters import SearchFilter
+from memories.search.fts import filter_sql
 from memories.search.state import StateCache
 
 # An entity linked to more memories than this does not discriminate (出价 at 100k rows).
@@ -100,9 +102,13 @@ def query_entities(query: str) -> list[QueryEntity]:
 
 
 def _scope(search_filter: SearchFilter, prefix: str = "memory__") -> Q:
-    q = Q(**{f"{prefix}status": Status.ACTIVE}) & (
-        Q(**{f"{prefix}expires_at__isnull": True}) | Q(**{f"{prefix}expires_at__gt": search_filter.now})
-    )
+    if search_filter.as_of is not None:
+        where, params = filter_sql(search_filter)
+        q = Q(**{f"{prefix}id__in": RawSQL(f"SELECT m.id FROM memories_memory m WHERE {where}", params)})
+    else:
+        q = Q(**{f"{prefix}status": Status.ACTIVE}) & (
+            Q(**{f"{prefix}expires_at__isnull": True}) | Q(**{f"{prefix}expires_at__gt": search_filter.now})
+        )
     if search_filter.advertisers is not None:
         scoped = Q(**{f"{prefix}advertiser__in": list(search_filter.advertisers)})
         if search_filter.include_global:
@@ -192,7 +198,8 @@ def entity_candidates(query: str, search_filter: SearchFilter, limit: int) -> tu
     if not useful:
         return {}, entities
     weight = {eid: 1.0 / math.log2(2 + frequency[eid]) for eid in useful}
-    found = _scoped_links(useful, search_filter, cached)
+    # The cached links are filtered by today's statuses: a read of the past asks the table.
+    found = None if search_filter.as_of else _scoped_links(useful, search_filter, cached)
     if found is None:
         scope = _scope(search_filter)
         links = list(MemoryEntity.objects.filter(scope, entity_id__in=useful).values_list("memory_id", "entity_id"))

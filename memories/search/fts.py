@@ -6,15 +6,19 @@ from django.db import connection
 
 from memories.constants import Status
 from memories.search.backends import Others
-from memories.search.filters import SearchFilter
+from memories.search.filters import SearchFilter, valid_at_sql
 from memories.search.state import StateCache
 from memories.search.tokens import query_tokens
 
 
 def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list]:
     """WHERE clauses shared by every SQL read that must respect the structured filter."""
-    clauses = [f"{alias}.status = %s", f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)"]
-    params: list = [Status.ACTIVE.value, search_filter.now]
+    if search_filter.as_of is not None:
+        valid, params = valid_at_sql(alias, search_filter.as_of)
+        clauses = [f"({valid})"]
+    else:
+        clauses = [f"{alias}.status = %s", f"({alias}.expires_at IS NULL OR {alias}.expires_at > %s)"]
+        params = [Status.ACTIVE.value, search_filter.now]
     if search_filter.advertisers is not None:
         scoped = []
         if search_filter.advertisers:
@@ -39,6 +43,15 @@ def filter_sql(search_filter: SearchFilter, alias: str = "m") -> tuple[str, list
         else:
             clauses.append("1 = 0")
     return " AND ".join(clauses), params
+
+
+def filtered_ids(search_filter: SearchFilter) -> list[int]:
+    """Every id inside the structured filter, from the table (the exact path of an as-of
+    read, which the in-process index cannot answer)."""
+    where, params = filter_sql(search_filter)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT m.id FROM memories_memory m WHERE {where}", params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 def organised_ids(search_filter: SearchFilter) -> list[int]:
@@ -169,7 +182,8 @@ def keyword_candidates(
             chunk = cursor.fetchmany(chunk_size)
             if not chunk:
                 return found
-            admitted = vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=False)
+            # The index knows only today's statuses: a read of the past filters in SQL.
+            admitted = None if search_filter.as_of else vector_index.admit([int(row[0]) for row in chunk], search_filter, refresh=False)
             if admitted is None:
                 break
             found.extend((int(row[0]), -float(row[1])) for row, ok in zip(chunk, admitted, strict=True) if ok)
@@ -192,7 +206,8 @@ def keyword_candidates(
             rest = [row for row in found[limit:] if row[0] in wanted]
             rest.extend(row for row, ok in zip(tail, admitted or [False] * len(tail), strict=True) if ok)
             return found[:limit] + rest
-        # A match the index does not know yet (written since its refresh): filter in SQL.
+        # A match the index does not know yet (written since its refresh), or an as-of
+        # read: filter in SQL.
         # This path is rare and transient, so it leaves `also` unscored.
         where, params = filter_sql(search_filter)
         sql = (

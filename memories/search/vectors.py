@@ -456,6 +456,34 @@ class VectorIndex:
                 return {}
             return {memory_id: (float(rows.importance[at]), float(rows.created[at])) for memory_id, at in self._held(memory_ids)}
 
+    def search_among(self, query_vector: np.ndarray, memory_ids: list[int], limit: int) -> list[tuple[int, float]]:
+        """(memory id, cosine) of the `limit` nearest of the given ids, exactly: the vector
+        arm of an as-of read, whose rows the caller chose in SQL (the index knows only
+        today's statuses; it holds every row's vector, superseded and archived ones too)."""
+        self.refresh()
+        with self._lock:
+            rows = self._rows
+            if rows is None or limit < 1:
+                return []
+            at = np.array([row for _, row in self._held(memory_ids) if rows.has_vector[row]], dtype=np.int64)
+            if not len(at):
+                return []
+            scores = rows.matrix[at] @ query_vector
+            limit = min(limit, len(at))
+            top = np.argpartition(-scores, limit - 1)[:limit]
+            top = top[np.argsort(-scores[top], kind="stable")]
+            return [(int(rows.ids[i]), float(s)) for i, s in zip(at[top], scores[top], strict=True)]
+
+    def centre(self) -> np.ndarray | None:
+        """The mean stored vector (of the first full load: what the sign codes are centred
+        on), or None before any vector is loaded. Its cosine to a query is the query's
+        average cosine to the store, the baseline memories.search.relevance measures from."""
+        self.refresh()
+        with self._lock:
+            if self._rows is None or not len(self._centre) or not self._centre.any():
+                return None
+            return self._centre.copy()
+
     def invalidate(self) -> None:
         with self._lock:
             self._clean = None

@@ -115,6 +115,8 @@ def test_recall_skips_greetings_without_searching(demo_memories, brand_a):
         "tokens": 0,
         "retrieved": False,
         "reason": "greeting or acknowledgement",
+        "skipped": "small_talk",
+        "relevance": None,
         "query": "你好",
         "query_truncated": False,
         "query_chars_embedded": 0,

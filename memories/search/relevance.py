@@ -1,0 +1,98 @@
+"""How relevant the best of a ranked list is, on a scale that means the same for every
+query, so auto-recall can stay quiet when the store knows nothing about a turn.
+
+The fused search score cannot say this: both arms are normalised per query (the best
+keyword match and the best cosine always come out near 1), so an off-topic question's
+top hit scores like an on-topic one's. Two absolute signals remain:
+
+- keyword evidence: the memory's raw bm25 for the query (0 when no query word occurs in
+  it), taken as log(1 + bm25) so one rare shared word counts and repeats saturate;
+- semantic evidence: the memory's cosine above the query's cosine to the mean stored
+  vector. e5 cosines sit in a narrow band whose level depends on the query (Chinese
+  questions score ~0.05 higher against this store than English ones), so the raw cosine
+  says little; its excess over the store's average does. Where no in-process index holds
+  that average (PostgreSQL), the weakest hit of the list stands in for it.
+
+relevance = log(1 + bm25) + SEMANTIC_WEIGHT * (cosine - background), then multiplied by
+the length norm (seed 004: an entry longer than LENGTH_ANCHOR characters is damped by
+1 / (1 + 0.5 * log2(length / anchor)), so a long note does not win on sheer word count).
+
+The floors and the weight were calibrated on the train split of
+bench/data/recall_floor.jsonl (`python -m bench.recall_floor --json` reports the frozen
+test split): the highest floor whose on-topic recall@5 loss stayed within 0.01.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+SEMANTIC_WEIGHT = 5.0
+LENGTH_ANCHOR = 500
+# Per search mode (deep results carry the explanation of the sub-query that found them).
+FLOORS = {"fast": 1.05, "deep": 1.05}
+
+
+@dataclass(frozen=True)
+class Relevance:
+    best: float
+    floor: float
+    per_hit: tuple[float, ...]
+
+    @property
+    def passes(self) -> bool:
+        return self.best >= self.floor
+
+
+def length_norm(length: int, anchor: int = LENGTH_ANCHOR) -> float:
+    if length <= anchor:
+        return 1.0
+    return 1.0 / (1.0 + 0.5 * math.log2(length / anchor))
+
+
+def hit_relevance(*, keyword: float, cosine: float, background: float, length: int, anchor: int | None = LENGTH_ANCHOR) -> float:
+    raw = math.log1p(max(0.0, keyword)) + SEMANTIC_WEIGHT * (cosine - background)
+    return raw * length_norm(length, anchor) if anchor else raw
+
+
+def query_background(query: str) -> float | None:
+    """The query's cosine to the mean stored vector (the in-process index's centre), or
+    None when no index holds one."""
+    from django.db import connection
+
+    if connection.vendor != "sqlite":
+        return None
+    from memories.embeddings.query_cache import embed_query_cached
+    from memories.search.query import prepare_query
+    from memories.search.vectors import vector_index
+
+    centre = vector_index.centre()
+    if centre is None:
+        return None
+    # The same text the vector arm embedded: a hit in the query-vector cache.
+    vector = embed_query_cached(prepare_query(query).vector_text).vector
+    return float(vector @ centre)
+
+
+def relevance_of(
+    *, query: str, results: Sequence[Any], mode: str = "fast", background: float | None = None, anchor: int | None = LENGTH_ANCHOR
+) -> Relevance:
+    """The relevance of each ranked result (SearchResult: .memory, .explain) and of the
+    best one, against the mode's floor."""
+    floor = FLOORS.get(mode, FLOORS["fast"])
+    if not results:
+        return Relevance(best=float("-inf"), floor=floor, per_hit=())
+    if background is None:
+        background = query_background(query)
+    cosines = [float(r.explain.get("vector", 0.0)) for r in results]
+    if background is None:
+        background = min(cosines)
+    per_hit = tuple(
+        hit_relevance(
+            keyword=float(r.explain.get("keyword", 0.0)), cosine=cosine, background=background, length=len(r.memory.content), anchor=anchor
+        )
+        for r, cosine in zip(results, cosines, strict=True)
+    )
+    return Relevance(best=max(per_hit), floor=floor, per_hit=per_hit)

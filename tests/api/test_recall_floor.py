@@ -1,0 +1,84 @@
+"""/recall stays quiet for what the store does not know: the small-talk rule (both
+languages, no list of whole greetings) and the relevance floor, on the real demo store."""
+
+import pytest
+
+from api.recall import RecallSkip, content_words, should_retrieve
+
+
+@pytest.mark.parametrize(
+    ("text", "skipped"),
+    [
+        ("收到，我先去开会了", RecallSkip.SMALL_TALK),
+        ("哈哈哈哈", RecallSkip.SMALL_TALK),
+        ("哈哈 笑死我了", RecallSkip.SMALL_TALK),
+        ("好的好的，没问题～", RecallSkip.SMALL_TALK),
+        ("我去吃饭了", RecallSkip.SMALL_TALK),
+        ("lol", RecallSkip.SMALL_TALK),
+        ("haha that's funny", RecallSkip.SMALL_TALK),
+        ("okay, let me check and get back to you", RecallSkip.SMALL_TALK),
+        ("brb, meeting", RecallSkip.SMALL_TALK),
+        ("/new", RecallSkip.SLASH_COMMAND),
+        ("/model gpt-4 出价", RecallSkip.SLASH_COMMAND),
+        ("😂😂😂", RecallSkip.NO_WORDS),
+        ("。。。", RecallSkip.NO_WORDS),
+        ("", RecallSkip.EMPTY),
+    ],
+)
+def test_small_talk_slash_commands_and_emoji_skip_the_search(text, skipped):
+    decision = should_retrieve(text)
+    assert decision.retrieve is False and decision.skipped == skipped
+
+
+@pytest.mark.parametrize(
+    "text", ["口红可以投男性人群吗", "品牌词CPC多少钱", "ROI 下降", "Should lipstick ads target men?", "好的，那 brand_A 的出价上限是多少"]
+)
+def test_short_ad_ops_questions_still_search(text):
+    assert should_retrieve(text).retrieve is True
+
+
+def test_content_words_drop_fillers_and_laughter_not_topics():
+    assert content_words("哈哈哈，收到了") == (0, 0)
+    assert content_words("thanks lol") == (0, 0)
+    assert content_words("双11 预算") == (3, 1)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query", ["帮我写一首关于秋天的诗", "明天北京天气怎么样", "How do I center a div in CSS?", "What is the capital of Australia?"]
+)
+def test_off_topic_questions_inject_nothing_and_say_why(demo_memories, operator_token, query):
+    body = operator_token.post("/recall", {"query": query}).json()
+    assert body["context"] == "" and body["memories"] == []
+    assert body["retrieved"] is True and body["skipped"] == RecallSkip.BELOW_FLOOR
+    assert body["relevance"]["best"] < body["relevance"]["floor"]
+
+
+@pytest.mark.django_db
+def test_chitchat_reports_the_skip_without_searching(demo_memories, operator_token):
+    body = operator_token.post("/recall", {"messages": [{"role": "user", "content": "收到，我先去开会了"}]}).json()
+    assert body["retrieved"] is False and body["skipped"] == RecallSkip.SMALL_TALK and body["relevance"] is None
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("mode", ["fast", "deep"])
+def test_on_topic_question_clears_the_floor_in_both_modes(demo_memories, operator_token, mode):
+    body = operator_token.post("/recall", {"query": "医药OTC冷启动怎么出价", "mode": mode}).json()
+    assert body["skipped"] is None and body["relevance"]["best"] >= body["relevance"]["floor"]
+    assert {9, 30} & {m["id"] for m in body["memories"]}
+
+
+@pytest.mark.django_db
+def test_force_injects_even_below_the_floor(demo_memories, operator_token):
+    body = operator_token.post("/recall", {"query": "明天北京天气怎么样", "force": True}).json()
+    assert body["memories"] and body["skipped"] is None
+
+
+def test_length_norm_damps_only_entries_longer_than_the_anchor():
+    from memories.search.relevance import hit_relevance, length_norm
+
+    assert length_norm(120) == 1.0 and length_norm(500) == 1.0
+    assert length_norm(1000) == pytest.approx(1 / 1.5)
+    short = hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=300)
+    long = hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=2000)
+    assert long < short and hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=2000, anchor=None) == short
