@@ -35,7 +35,9 @@ from bench._common import REPO, Progress, emit, setup_throwaway_django
 CASES = REPO / "tests" / "data" / "guard_cases.jsonl"
 LABELLED = REPO / "tests" / "data" / "funnel_cases.jsonl"
 ACTION_OF_LABEL = {"write": "WRITE", "update": "UPDATE", "review": "PENDING_REVIEW", "reject": "REJECT"}
-RELATIONS = ("duplicate", "contradiction", "compatible")
+RELATIONS = ("duplicate", "contradiction", "refinement", "compatible", "ambiguous")
+# The claims set: new verticals, English and paraphrase, with a frozen test split (its README).
+CLAIMS = REPO / "tests" / "data" / "claims"
 
 
 def load_cases(path: Path = CASES) -> list[dict[str, Any]]:
@@ -46,6 +48,8 @@ def run_case(case: dict[str, Any]):
     from governance.intake.services import event_ingest, event_trigger
 
     common = {k: case[k] for k in ("advertiser", "source", "layer") if case.get(k) is not None}
+    if case["kind"] == "ingest" and case.get("messages"):
+        return event_ingest(messages=case["messages"], actor="bench", **common)
     if case["kind"] == "ingest":
         return event_ingest(text=case["text"], actor="bench", **common)
     return event_trigger(event_type=case["event_type"], summary=case.get("summary", ""), data=case.get("data"), actor="bench", **common)
@@ -87,6 +91,30 @@ def evaluate_cases(cases: list[dict[str, Any]]) -> dict[str, Any]:
         "disagreements": disagreements,
         "results": rows,
     }
+
+
+def pair_case(pair: dict[str, Any]) -> dict[str, Any]:
+    """A relation pair of the claims set as a labelled case: its new proposal against its existing memory."""
+    new = dict(pair["new"])
+    return {
+        **new,
+        "id": pair["id"],
+        "lang": pair["lang"],
+        "group": "pair",
+        "trigger": new.get("trigger") or new.get("event_type"),
+        "expected": pair["expected"],
+        "existing": pair["existing"],
+        "relation": pair["relation"],
+        "split": pair["split"],
+        "note": pair.get("note", ""),
+    }
+
+
+def load_claims_cases(split: str) -> list[dict[str, Any]]:
+    """The claims set's write cases and relation pairs of one split ("train" or the frozen "test")."""
+    cases = [c for c in load_cases(CLAIMS / "write_cases.jsonl") if c["split"] == split]
+    pairs = [pair_case(p) for p in load_cases(CLAIMS / "relation_pairs.jsonl") if p["split"] == split]
+    return cases + pairs
 
 
 def _existing_memory(case: dict[str, Any]):
@@ -309,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"also run the labelled set ({LABELLED.relative_to(REPO)}): precision/recall, per-type and per-language accuracy, relation confusion",
     )
     parser.add_argument("--labelled-cases", type=Path, default=LABELLED, help="the labelled set (JSONL)")
+    parser.add_argument(
+        "--claims",
+        action="store_true",
+        help="also run the claims set (tests/data/claims): its train split and, reported apart, its frozen test split",
+    )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     progress = Progress(quiet=args.quiet)
@@ -329,6 +362,14 @@ def main(argv: list[str] | None = None) -> int:
         with transaction.atomic():
             Memory.objects.all().delete()
         labelled = evaluate_labelled(load_cases(args.labelled_cases))
+    claims = None
+    if args.claims:
+        claims = {}
+        for split in ("train", "test"):
+            progress(f"claims set, {split} split")
+            with transaction.atomic():
+                Memory.objects.all().delete()
+            claims[split] = evaluate_labelled(load_claims_cases(split))
     with transaction.atomic():
         Memory.objects.all().delete()
     LayerPolicy.objects.update(sampled_audit_rate=0.05)
@@ -337,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
     document = {"provider": "offline", "throughput": speed, "labelled": quality}
     if labelled is not None:
         document["labelled_set"] = labelled
+    if claims is not None:
+        document["claims_set"] = claims
 
     def render(doc: dict[str, Any]) -> str:
         s, q = doc["throughput"], doc["labelled"]
@@ -347,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
         lines += [f"  disagree: {d['id']} expected {d['expected']} got {d['action']}: {d['reasons'][:1]}" for d in q["disagreements"]]
         if "labelled_set" in doc:
             lines += render_labelled(doc["labelled_set"])
+        for split, report in (doc.get("claims_set") or {}).items():
+            lines.append(f"claims set, {split} split{' (frozen)' if split == 'test' else ''}:")
+            lines += render_labelled(report)
         return "\n".join(lines)
 
     emit(document, args.json, render)

@@ -373,10 +373,11 @@ NEGATIVE = _rx(
 )
 
 QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么嘛]\s*[?？。.!！]*\s*$")
+# Asking forms that stay questions without a question mark. Words that also open a
+# statement ("是否投放由客户决定", "Do not raise bids") are left to the question mark.
 QUESTION = _rx(
-    r"要不要|是不是|能不能|可不可以|会不会|该不该|有没有|是否|怎么样|如何|为什么|为啥|咋办|你觉得呢|你看呢|行不行|对吗|好吗|什么时候",
-    r"^\s*(?:should|shall|can|could|would|do|does|did|is|are|was|were|will|what|why|how|when|which)\b",
-    r"\bdo you think\b|\bwhat about\b|\bhow about\b|\bany idea\b|\bwhat if\b",
+    r"要不要|是不是|能不能|可不可以|会不会|该不该|有没有|怎么样|咋办|你觉得呢|你看呢|行不行|对吗|好吗|对不对|好不好",
+    r"\bdo you think\b|\bwhat about\b|\bhow about\b|\bany idea\b|\bwhat if\b|\bshould we\b|\bcould we\b|\bshall we\b",
 )
 HYPOTHETICAL = _rx(r"如果|假如|假设|要是|万一|倘若|设想", r"\bif\b|\bsuppose\b|\bsupposing\b|\bwhat if\b|\bhypothetically\b|\bimagine\b")
 # "如果 ROI 低于 1.5 就暂停" is a rule with a condition, not a what-if: a consequence follows.
@@ -424,6 +425,12 @@ _UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×
 _CURRENCY_BEFORE = re.compile(r"[$¥￥]\s*$")
 _UNIT_CANON = {"％": "%", "个百分点": "pp", "块": "元", "k": "千", "x": "倍", "×": "倍", "usd": "$", "美元": "$", "rmb": "元", "yuan": "元"}
 ROLE_WINDOW = 14
+# A budget per day and one per month are different settings.
+_PERIOD_RX = {
+    "/day": re.compile(r"日预算|每日|每天|单日|日耗|\bdaily\b|\bper day\b|\ba day\b", re.I | re.A),
+    "/week": re.compile(r"每周|周预算|\bweekly\b|\bper week\b", re.I | re.A),
+    "/month": re.compile(r"每月|月度|(?<![\d一二三四五六七八九十])月预算|\bmonthly\b|\bper month\b", re.I | re.A),
+}
 
 
 @dataclass(frozen=True)
@@ -466,13 +473,17 @@ class Claim:
     direction: int = 0  # +1 up, -1 down, 0 none or both
     switch: int = 0  # +1 on, -1 off, 0 none
     polarity: int = 1  # -1 when the statement says no / not / never about its lever
+    # Judgements on an antonym scale ("最高"/"最低", "better"/"worse") as (scale, side).
+    assessments: frozenset[tuple[str, int]] = frozenset()
+    # Which way a reported metric moved ("CPA下降", "CPA from 40 to 52") as (metric, sign).
+    trends: frozenset[tuple[str, int]] = frozenset()
     stance: Stance = Stance.STATEMENT
     conditions: frozenset[str] = frozenset()
 
     @property
     def topic(self) -> frozenset[str]:
-        """What the statement is about when it sets no lever: the metrics it reports."""
-        return frozenset(self.levers) or frozenset(f"metric:{m}" for m in self.metrics)
+        """What the statement is about: the levers it sets and the metrics it reports."""
+        return frozenset(self.levers) | frozenset(f"metric:{m}" for m in self.metrics)
 
     def as_dict(self) -> dict[str, Any]:
         sub = self.subject
@@ -496,6 +507,8 @@ class Claim:
                 "direction": self.direction,
                 "switch": self.switch,
                 "polarity": self.polarity,
+                "assessments": [list(a) for a in sorted(self.assessments)],
+                "trends": [list(t) for t in sorted(self.trends)],
             },
             "stance": str(self.stance),
             "conditions": sorted(self.conditions),
@@ -538,6 +551,10 @@ class Claim:
             direction=_sign(value.get("direction")),
             switch=_sign(value.get("switch")),
             polarity=-1 if _sign(value.get("polarity")) < 0 else 1,
+            assessments=frozenset(
+                (str(a[0]), _sign(a[1])) for a in value.get("assessments") or [] if isinstance(a, list | tuple) and len(a) == 2
+            ),
+            trends=frozenset((str(t[0]), _sign(t[1])) for t in value.get("trends") or [] if isinstance(t, list | tuple) and len(t) == 2),
             stance=Stance(stance) if stance in Stance._value2member_map_ else Stance.STATEMENT,
             conditions=frozenset(str(c) for c in raw.get("conditions") or []),
         )
@@ -624,7 +641,8 @@ def _role_at(text: str, start: int, end: int) -> str:
             if m.end() > best_pos:
                 best, best_pos = name, m.end()
     if best:
-        return best
+        period = next((name for name, rx in _PERIOD_RX.items() if rx.search(window)), "")
+        return f"{best}{period}"
     ahead = text[end : end + ROLE_WINDOW]
     if re.match(r"\s*(?:公里|千米|km\b|miles?\b)", ahead, re.I):
         return "radius"
@@ -679,12 +697,24 @@ def _plans(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;\n]*")
+
+
+def _mostly_asking(body: str) -> bool:
+    """Ends on a question, or asks in at least half of its sentences ("我确认过？我不记得")."""
+    sentences = [m.group(0).strip() for m in SENTENCE.finditer(body) if m.group(0).strip(" 。！？!?；;\n")]
+    if not sentences:
+        return False
+    asked = sum(1 for sentence in sentences if QUESTION_END.search(sentence))
+    return bool(QUESTION_END.search(body)) or asked * 2 >= len(sentences)
+
+
 def _stance(text: str) -> Stance:
     body = text.strip()
     hypothetical = HYPOTHETICAL.search(body)
     if hypothetical and (WOULD.search(body) or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
         return Stance.HYPOTHETICAL
-    if QUESTION_END.search(body) or (QUESTION.search(body) and not ORDER.search(body)):
+    if _mostly_asking(body) or (QUESTION.search(body) and not ORDER.search(body)):
         return Stance.QUESTION
     if s.is_hedged(body):
         return Stance.HEDGE
@@ -716,6 +746,68 @@ def _data_subject(data: Mapping[str, Any] | None) -> dict[str, set[str]]:
             elif re.search(r"categor|vertical|channel|audience|segment|weekday|slot|daypart|event|promotion|类目|渠道|人群|时段", name):
                 out["text"].add(text)
     return out
+
+
+# Scales a judgement is made on; the first pattern of each pair is side +1. The longer
+# form comes first so "不适合" is not read as "适合".
+SCALES: dict[str, tuple[str, str]] = {
+    "best_worst": (
+        r"最高|最好|最强|最多|最佳|效果最好|\bhighest\b|\bbest\b|\bmost\b|\btop\b",
+        r"最低|最差|最弱|最少|效果最差|\blowest\b|\bworst\b|\bleast\b",
+    ),
+    "better_worse": (
+        r"更好|好于|优于|高于|\bbetter\b|\boutperform\w*|\bhigher than\b",
+        r"更差|差于|不如|低于|\bworse\b|\bunderperform\w*|\blower than\b",
+    ),
+    "fit": (r"(?<!不)适合|(?<!不)适用|\bsuitable\b|\bgood fit\b", r"不适合|不适用|不宜|\bnot suitable\b|\bunsuitable\b|\bpoor fit\b"),
+    "works": (
+        r"(?<![无没])有效|见效|\beffective\b|\bworks?\b",
+        r"无效|没效果|没用|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b",
+    ),
+}
+_SCALE_RX = {name: (re.compile(a, re.I | re.A), re.compile(b, re.I | re.A)) for name, (a, b) in SCALES.items()}
+RISE = _rx(
+    r"上升|升高|提升|提高|增长|上涨|走高|变高|增加|翻倍|变好",
+    r"\brose\b|\brises?\b|\bincreas\w*|\bwent up\b|\bgrew\b|\bimprov\w*|\bclimb\w*|\bjump\w*",
+)
+FALL = _rx(
+    r"下降|降低|下跌|走低|变低|减少|回落|下滑|变差|恶化",
+    r"\bfell\b|\bfalls?\b|\bdecreas\w*|\bwent down\b|\bdropp?\w*|\bdeclin\w*|\bworse\w*|\bslipp?\w*",
+)
+
+
+def _assessments(text: str) -> frozenset[tuple[str, int]]:
+    found = set()
+    for name, (plus, minus) in _SCALE_RX.items():
+        minus_hits = list(minus.finditer(text))
+        # Drop "+" hits inside a "-" hit ("不适合" holds "适合").
+        spans = [(m.start(), m.end()) for m in minus_hits]
+        plus_hits = [m for m in plus.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
+        if plus_hits and not minus_hits:
+            found.add((name, 1))
+        elif minus_hits and not plus_hits:
+            found.add((name, -1))
+    return frozenset(found)
+
+
+def _trends(text: str) -> frozenset[tuple[str, int]]:
+    """A metric and the way it moved: a rise or fall word right after it, or a from-to pair."""
+    found = set()
+    for name, rx in _METRIC_RX.items():
+        for m in rx.finditer(text):
+            after = text[m.end() : m.end() + 16]
+            span = s.FROM_TO.search(after)
+            if span:
+                a, b = (span.group(1), span.group(2)) if span.group(1) else (span.group(3), span.group(4))
+                if float(a) != float(b):
+                    found.add((name, 1 if float(b) > float(a) else -1))
+                    continue
+            rise, fall = RISE.search(after[:8]), FALL.search(after[:8])
+            if rise and not fall:
+                found.add((name, 1))
+            elif fall and not rise:
+                found.add((name, -1))
+    return frozenset(found)
 
 
 @lru_cache(maxsize=8192)
@@ -752,6 +844,8 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         direction=_balance(up, down),
         switch=_balance(on, off),
         polarity=-1 if negative and not off else 1,
+        assessments=_assessments(text),
+        trends=_trends(text),
         stance=_stance(text),
         conditions=_names(_CONDITION_RX, text) | ({"限定"} if RESTRICTION.search(text) else set()),
     )
@@ -844,13 +938,19 @@ def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[F
     roles = set(shared) | {f"metric:{m}" for m in new.metrics & old.metrics}
     role_names = {r.removeprefix("metric:") for r in roles} | {"age"}
     for q_new in new.quantities:
-        if q_new.role not in role_names:
+        if q_new.role.split("/")[0] not in role_names:
             continue
         before = [q for q in old.quantities if q.role == q_new.role and _unit_family(q.unit) == _unit_family(q_new.unit)]
         if before and all(abs(q.amount() - q_new.amount()) > 1e-9 for q in before):
             same_count = len([q for q in new.quantities if q.role == q_new.role]) == len(before)
             if same_count or len(before) == 1:
                 return Facet.VALUE, "、".join(q.label() for q in before), q_new.label()
+    for scale, side in new.assessments:
+        if (scale, -side) in old.assessments:
+            return Facet.POLARITY, _scale_word(scale, -side), _scale_word(scale, side)
+    for metric, sign in new.trends:
+        if (metric, -sign) in old.trends:
+            return Facet.DIRECTION, f"{metric} {_direction_word(-sign)}", f"{metric} {_direction_word(sign)}"
     if new.switch and old.switch and new.switch != old.switch:
         return Facet.SWITCH, _switch_word(old.switch), _switch_word(new.switch)
     if new.direction and old.direction and new.direction != old.direction:
@@ -868,8 +968,24 @@ def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[F
     return None
 
 
+def _period_difference(new: Claim, old: Claim) -> tuple[str, str] | None:
+    """A per-day figure and a per-month one for the same lever are two settings, not one changed."""
+    for q_new in new.quantities:
+        base, _, period = q_new.role.partition("/")
+        others = [q for q in old.quantities if q.role.partition("/")[0] == base]
+        if period and others and all(q.role != q_new.role for q in others):
+            return others[0].role, q_new.role
+    return None
+
+
 def _unit_family(unit: str) -> str:
     return {"%": "%", "pp": "%", "元": "money", "万": "money", "万元": "money", "千": "money", "$": "money", "": "money"}.get(unit, unit)
+
+
+def _scale_word(scale: str, side: int) -> str:
+    return {"best_worst": ("最好", "最差"), "better_worse": ("更好", "更差"), "fit": ("适合", "不适合"), "works": ("有效", "无效")}[scale][
+        0 if side > 0 else 1
+    ]
 
 
 def _switch_word(sign: int) -> str:
@@ -908,9 +1024,12 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
     categories = _category_relation(old.subject.categories, new.subject.categories)
     if categories == "disjoint":
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CATEGORY, _show(old.subject.categories), _show(new.subject.categories))
-    if categories in {"narrower", "broader"} or (bool(old.subject.categories) != bool(new.subject.categories)):
+    one_sided = bool(old.subject.categories) != bool(new.subject.categories)
+    # Only a named finer category narrows; a bare vertical ("car", "游戏") is context, not scope.
+    fine_added = any("/" in c for c in (new.subject.categories if one_sided else ()))
+    if categories in {"narrower", "broader"} or (one_sided and (fine_added or any("/" in c for c in old.subject.categories))):
         open_parts.append(Facet.CATEGORY)
-        narrower = narrower or categories == "narrower" or (bool(new.subject.categories) and not old.subject.categories)
+        narrower = narrower or categories == "narrower" or fine_added
     elif categories == "same":
         matched.append(f"category:{_show(old.subject.categories & new.subject.categories or old.subject.categories)}")
     if not schedule:
@@ -928,14 +1047,9 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
     shared = topic_a & topic_b
     matched.extend(f"lever:{t}" for t in sorted(shared))
     if not shared:
-        # Neither names a lever or a metric: nothing structured to compare.
-        return ClaimRelation(
-            RelationKind.AMBIGUOUS if not (topic_a or topic_b) else RelationKind.COMPATIBLE,
-            Facet.LEVER,
-            _show(topic_a),
-            _show(topic_b),
-            tuple(matched),
-        )
+        # One side names no lever: it may well be about the other's (an implied one), so
+        # their values are still compared.
+        shared = topic_a | topic_b
     difference = _value_difference(new, old, shared)
     conditions_differ = new.conditions != old.conditions
     if difference is not None:
@@ -945,6 +1059,16 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
         if conditions_differ and new.conditions and old.conditions and not (new.conditions & old.conditions):
             return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
         return ClaimRelation(RelationKind.CONTRADICTION, facet, before, after, tuple(matched))
+    if (
+        new.stance == Stance.CORRECTION
+        and old.stance != Stance.CORRECTION
+        and not (new.quantities and set(new.quantities) <= set(old.quantities))
+    ):
+        # "改为…", "而不是", "not only…": a correction of the same subject and lever says the old one was wrong.
+        return ClaimRelation(RelationKind.CONTRADICTION, Facet.VALUE, "", "", tuple(matched))
+    periods = _period_difference(new, old)
+    if periods is not None:
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.PERIOD, periods[0], periods[1], tuple(matched))
     if open_parts or (conditions_differ and new.conditions > old.conditions):
         facet = open_parts[0] if open_parts else Facet.CONDITION
         kind = RelationKind.REFINEMENT if narrower or new.conditions > old.conditions else RelationKind.COMPATIBLE
@@ -955,3 +1079,21 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
     if more_numbers & ({str(t) for t in shared} | {m for m in new.metrics}):
         return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
     return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
+
+
+def _grams(text: str) -> set[str]:
+    text = re.sub(r"[0-9.%％]+", " ", text.lower())
+    words = set(re.findall(r"[a-z_]+", text))
+    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+
+
+def wording_overlap(a: str, b: str) -> float:
+    """Share of the shorter text's words and character pairs (numbers left out) found in
+    the other. It never decides a relation; it only tells two structurally equal claims
+    that are worded alike (a repeat) from two that say different things the claim
+    vocabulary does not capture (a different product, store or event)."""
+    ga, gb = _grams(a), _grams(b)
+    if not ga or not gb:
+        return 0.0
+    return len(ga & gb) / min(len(ga), len(gb))

@@ -1,8 +1,11 @@
-"""Stage ③: does it repeat or contradict what is already known?
+"""Stage ③: does it repeat or contradict what is already known? Decided on claims
+(governance.funnel.relation).
 
 A duplicate is refused and reinforces the memory it repeats. A contradiction becomes a
 versioned UPDATE when the new evidence is stronger than the old; otherwise a person
-decides. L1 is never overwritten automatically."""
+decides. A change whose subject cannot be told apart from the old one's is parked for a
+person, never superseded. L1 is never overwritten automatically. A refinement or a
+compatible statement is written beside what is known."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from governance.funnel.related import find_related
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Layer
 from textrules import signals as s
+from textrules.reasons import Reason
+from textrules.reasons import ReasonCode as C
 
 _ATTRIBUTION_STRENGTH = {
     "human_config": 4,
@@ -31,6 +36,11 @@ def evidence_strength(*, attribution: str, grounding: str, correction: bool = Fa
     return _ATTRIBUTION_STRENGTH.get(attribution, 1) + _GROUNDING_STRENGTH.get(grounding, 1) + (1 if correction else 0)
 
 
+def _signal(r: dict) -> list[str]:
+    """The part of the claim that decided, and what it was before and after, for a reason."""
+    return [r.get("signal", "")] + ([r["detail"]] if r.get("detail") else [])
+
+
 def conflict(c: Candidate) -> StageOutcome:
     related = find_related(c, refresh=True)
     scores: dict = {
@@ -41,77 +51,56 @@ def conflict(c: Candidate) -> StageOutcome:
                 "relation": r["relation"],
                 "signal": r.get("signal", ""),
                 "detail": r.get("detail", ""),
+                "matched": r.get("matched", []),
             }
             for r in related
         ]
     }
-    # After an exact repeat, a contradiction outranks a near-duplicate: reversing one memory while
-    # resembling another must not reinforce.
-    related = sorted(related, key=lambda r: 0 if r.get("signal") == "same text" else 1)
-    if related and related[0].get("signal") == "same text":
+    # An exact repeat settles it; otherwise a contradiction outranks a near-duplicate: reversing one
+    # memory while resembling another must not reinforce.
+    if related and related[0].get("signal") == "text":
         related = related[:1]
     for r in related:
         old = r["memory"]
-        if r["relation"] != "contradiction":
+        if r["relation"] not in {"contradiction", "ambiguous"}:
             continue
         c.conflict_with, c.conflict_kind = old, "contradiction"
-        scores.update(relation="contradiction", signal=r.get("signal", ""))
-        why = f"{r.get('signal', '')}: {r.get('detail', '')}".strip(": ")
+        scores.update(relation=r["relation"], signal=r.get("signal", ""), contradicts=old.pk)
+        signal = _signal(r)
+        if r["relation"] == "ambiguous":
+            # One side names a part of the subject the other leaves open: superseding could
+            # erase a rule about something else, so a person decides.
+            part = r.get("signal", "")
+            return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.SUBJECT_UNCLEAR, id=old.pk, signal=signal, part=part)], scores)
         new_strength = evidence_strength(attribution=c.attribution, grounding=c.grounding, correction=s.has(s.CORRECTION, c.content))
         old_strength = evidence_strength(attribution=old.source_attribution, grounding=old.grounding)
-        scores.update(new_strength=new_strength, old_strength=old_strength, contradicts=old.pk)
+        scores.update(new_strength=new_strength, old_strength=old_strength)
         if old.layer == Layer.L1:
-            return StageOutcome(
-                "conflict", "PENDING_REVIEW", [f"contradicts L1 rule #{old.pk} ({why}); L1 is never overwritten automatically"], scores
-            )
+            return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.CONTRADICTS_L1, id=old.pk, signal=signal)], scores)
         if old.advertiser != c.advertiser:
             # A tenant never changes what others read: both stay as they are until an operator decides.
             return StageOutcome(
                 "conflict",
                 "PENDING_REVIEW",
-                [f"contradicts {old.advertiser or 'global'} memory #{old.pk} ({why}), outside this proposal's scope: an operator decides"],
+                [Reason.of(C.CONTRADICTS_OUT_OF_SCOPE, scope=old.advertiser or "global", id=old.pk, signal=signal)],
                 scores,
             )
         if new_strength > old_strength:
-            return StageOutcome(
-                "conflict",
-                "UPDATE",
-                [f"contradicts memory #{old.pk} ({why}) with stronger evidence ({new_strength} > {old_strength}): new version"],
-                scores,
-            )
-        return StageOutcome(
-            "conflict",
-            "PENDING_REVIEW",
-            [f"contradicts memory #{old.pk} ({why}) without stronger evidence ({new_strength} ≤ {old_strength}): a person decides"],
-            scores,
-        )
+            return StageOutcome("conflict", "UPDATE", [Reason.of(C.CONTRADICTS_STRONGER, id=old.pk, signal=signal)], scores)
+        return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.CONTRADICTS_NOT_STRONGER, id=old.pk, signal=signal)], scores)
     for r in related:
         old = r["memory"]
-        if r["relation"] == "duplicate":
-            scores.update(relation="duplicate", signal=r.get("signal", ""))
-            if old.advertiser != c.advertiser:
-                return StageOutcome(
-                    "conflict",
-                    "REJECT",
-                    [
-                        f"duplicate of {old.advertiser or 'global'} memory #{old.pk} ({r.get('signal', '')}); not reinforced from another scope"
-                    ],
-                    scores,
-                )
-            c.conflict_with, c.conflict_kind = old, "duplicate"
-            return StageOutcome(
-                "conflict",
-                "REJECT",
-                [f"duplicate of memory #{old.pk} ({r.get('signal', '')}, cosine {r['cosine']}); reinforced it instead"],
-                scores,
-            )
-    compatible = [r for r in related if r["relation"] == "compatible"]
-    if compatible:
-        scores.update(relation="compatible", signal=compatible[0].get("signal", ""))
-        return StageOutcome(
-            "conflict",
-            PASS,
-            [f"compatible with memory #{compatible[0]['memory'].pk} ({compatible[0].get('signal', '')}); no duplicate or contradiction"],
-            scores,
-        )
-    return StageOutcome("conflict", PASS, ["no duplicate or contradiction in scope"], scores)
+        if r["relation"] != "duplicate":
+            continue
+        scores.update(relation="duplicate", signal=r.get("signal", ""))
+        if old.advertiser != c.advertiser:
+            reason = Reason.of(C.DUPLICATE_OUT_OF_SCOPE, scope=old.advertiser or "global", id=old.pk, signal=_signal(r))
+            return StageOutcome("conflict", "REJECT", [reason], scores)
+        c.conflict_with, c.conflict_kind = old, "duplicate"
+        return StageOutcome("conflict", "REJECT", [Reason.of(C.DUPLICATE_REINFORCED, id=old.pk, signal=_signal(r))], scores)
+    for kind, code in (("refinement", C.REFINES), ("compatible", C.COMPATIBLE)):
+        found = [r for r in related if r["relation"] == kind]
+        if found:
+            scores.update(relation=kind, signal=found[0].get("signal", ""))
+            return StageOutcome("conflict", PASS, [Reason.of(code, id=found[0]["memory"].pk, signal=_signal(found[0]))], scores)
+    return StageOutcome("conflict", PASS, [Reason.of(C.NO_CONFLICT)], scores)

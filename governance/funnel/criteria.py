@@ -12,6 +12,7 @@ from governance.constants import TriggerType
 from governance.funnel.trigger_schemas import ParsedData, parse_trigger_data
 from memories.constants import Source
 from textrules import signals as s
+from textrules.claims import UNSETTLED, Claim, Lever, Stance, extract_claim
 
 
 class Proposal(Protocol):
@@ -141,6 +142,42 @@ def _shared_metric(a: dict[str, float] | None, b: dict[str, float] | None) -> st
 
 Checks = dict[str, tuple[bool, str]]
 
+# A window of several days or weeks: "近3天", "over the past 2 weeks", "3 days in a row".
+SUSTAINED = s._rx(
+    r"(?:连续|近|过去|最近)\s*(?:[2-9]|\d{2,}|[两三四五六七八九十])\s*(?:天|日|周|个?星期|个月)",
+    r"\b(?:past|last|over) (?:[2-9]|\d{2,}|two|three|four|five|six|seven) (?:days|weeks|months)\b",
+    r"\b(?:[2-9]|\d{2,}|two|three|four|five) (?:days|weeks) (?:in a row|running|straight)\b",
+)
+# Where a cost or traffic change shows up: a promotion or a cold start that moves these
+# changes later bids and budgets whether or not the event says so.
+COST_OR_TRAFFIC = frozenset({"cpc", "cpm", "cpa", "spend", "traffic", "conversions", "ctr", "cvr", "roi"})
+
+
+def _claim_of(c: Proposal) -> Claim:
+    return extract_claim(_text(c), advertiser=c.advertiser, data=c.data)
+
+
+def _states_a_way_to_act(claim: Claim) -> bool:
+    """A lever with something to do to it: a value, a direction, a switch, a 'no', a
+    restriction, or the days, slots, audiences or channels it applies to."""
+    if not claim.levers:
+        return False
+    sub = claim.subject
+    return bool(
+        claim.quantities
+        or claim.direction
+        or claim.switch
+        or claim.polarity < 0
+        or claim.assessments
+        or "限定" in claim.conditions
+        or sub.weekdays
+        or sub.time_slots
+        or sub.audiences
+        or sub.channels
+        or sub.places
+        or claim.levers - {Lever.DELIVERY}
+    )
+
 
 def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     t = _text(c)
@@ -154,9 +191,14 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     else:
         from_user = c.source == Source.USER or s.has(s.USER_VOICE, t) or s.has(s.CONFIRMATION, t)
         who = f"source={c.source} voice={s.hits(s.USER_VOICE, t)[:1]}"
+    claim = _claim_of(c)
+    # An order or a correction is an attitude in any wording; so is a plain statement of what to do.
+    settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
+    attitude = bool(stance or att_hits) or (settled and (claim.stance in {Stance.ORDER, Stance.CORRECTION} or _states_a_way_to_act(claim)))
+    action = bool(right_way or act_hits) or _states_a_way_to_act(claim)
     return {
-        "clear_attitude": (bool(stance or att_hits) and not hedges, f"stance={stance or att_hits[:2]} hedges={hedges[:2]}"),
-        "concrete_action": (bool(right_way or act_hits), f"right_way={right_way or act_hits[:3]}"),
+        "clear_attitude": (attitude and not hedges, f"stance={stance or att_hits[:2] or claim.stance} hedges={hedges[:2]}"),
+        "concrete_action": (action, f"right_way={right_way or act_hits[:3] or sorted(claim.levers)}"),
         "from_user": (from_user, who),
     }
 
@@ -188,10 +230,15 @@ def _environment(c: Proposal, d: ParsedData) -> Checks:
     observed = d.get("observed_at") or d.get("signal")
     objective = bool(observed) or c.source in {Source.TOOL, Source.SYSTEM, Source.HUMAN} or s.has(s.OBSERVATION, t)
     impact = d.get("impact")
+    claim = _claim_of(c)
+    moved = {m for m, _ in claim.trends} | {q.role.split("/")[0] for q in claim.quantities}
+    # A promotion or a cold start with a cost or traffic change affects later decisions, said or not.
+    signal = bool(claim.subject.events) or "冷启动期" in claim.conditions or "大促期间" in claim.conditions
+    affects = bool(impact) or s.has(s.DECISION_IMPACT, t) or (signal and bool(moved & COST_OR_TRAFFIC))
     return {
         "time_bound": (bool(bound) or s.has(s.TIME_BOUND, t), f"time_window={bound or s.hits(s.TIME_BOUND, t)[:2]}"),
         "objective": (objective, f"observed={observed or s.hits(s.OBSERVATION, t)[:1]} source={c.source}"),
-        "affects_decisions": (bool(impact) or s.has(s.DECISION_IMPACT, t), f"impact={impact or s.hits(s.DECISION_IMPACT, t)[:2]}"),
+        "affects_decisions": (affects, f"impact={impact or s.hits(s.DECISION_IMPACT, t)[:2] or sorted(moved & COST_OR_TRAFFIC)}"),
     }
 
 
@@ -224,7 +271,8 @@ def _anomaly(c: Proposal, d: ParsedData) -> Checks:
         deviation, source = (max(abs(p) for p in pcts) if pcts else None), "text"
     exceeds = deviation is not None and abs(deviation) >= threshold
     recurrence = d.get("recurrence")
-    not_one_off = (recurrence >= 2) if recurrence is not None else s.has(s.REPEATED, t)
+    # A deviation held over a window of days is sustained, not noise.
+    not_one_off = (recurrence >= 2) if recurrence is not None else (s.has(s.REPEATED, t) or s.has(SUSTAINED, t))
     cause = d.get("possible_cause")
     return {
         "exceeds_threshold": (exceeds, f"deviation={None if deviation is None else round(deviation, 4)} ({source}) threshold={threshold}"),

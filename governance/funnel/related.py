@@ -4,25 +4,26 @@ active and unexpired, ranked by cosine over the configured embedder's vectors.""
 from __future__ import annotations
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from governance.funnel.relation import relate
 from governance.funnel.types import Candidate
 from lingix_config import config
 from memories.constants import Layer, Status
-from memories.embeddings import get_embedder
+from memories.embeddings import Embedder, get_embedder
 from memories.embeddings.store import embedding_text, memory_store_vectors, stale_embedding_q
 from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
+from textrules.claims import Claim, extract_claim, wording_overlap
 
 STALE_LIMIT = 200
-KEEP = 5
+KEEP = 8
 
 
-def _scope_qs(c: Candidate):
+def _scope_qs(c: Candidate) -> QuerySet[Memory]:
     now = timezone.now()
     qs = Memory.objects.filter(status=Status.ACTIVE, layer=c.layer).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
     if c.advertiser:
@@ -32,22 +33,39 @@ def _scope_qs(c: Candidate):
     return qs
 
 
-def relation(new_text: str, old_text: str, cosine: float, same_hash: bool, *, exception_to_global: bool = False) -> dict[str, str] | None:
-    """duplicate / contradiction / compatible with the signal that decided, or None when
-    the two are unrelated (governance.funnel.relation has the rules)."""
+def candidate_claim(c: Candidate) -> Claim:
+    """The candidate's claim, read once: its text, the scope the credential gave, its data."""
+    if c.claim is None:
+        c.claim = extract_claim(c.content, advertiser=c.advertiser, data=c.data)
+    return c.claim
+
+
+def memory_claim(memory: Memory) -> Claim:
+    """A stored memory's claim: the one written with it, else read from its text (rows
+    written before claims existed)."""
+    if memory.claim:
+        return Claim.from_dict(memory.claim)
+    return extract_claim(memory.content, advertiser=memory.advertiser, data=memory.data)
+
+
+def relation(
+    c: Candidate, memory: Memory, cosine: float, same_hash: bool, *, exception_to_global: bool = False
+) -> dict[str, object] | None:
+    """duplicate / contradiction / refinement / compatible / ambiguous with the part of
+    the claim that decided, or None when the two are unrelated (governance.funnel.relation)."""
     found = relate(
-        new_text,
-        old_text,
+        candidate_claim(c),
+        memory_claim(memory),
         cosine=cosine,
         same_text=same_hash,
-        duplicate_cosine=config().memory_duplicate_cosine,
+        wording=wording_overlap(c.content, memory.content),
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
     )
     return found.as_dict() if found else None
 
 
-def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
+def _vectors_of(rows: list[Memory], embedder: Embedder) -> np.ndarray:
     """Stored vectors of `rows`; rows not embedded yet (the on-commit job has not run, or
     failed) are embedded now and the vectors kept, so the next candidate does not pay."""
     vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
@@ -67,6 +85,8 @@ def _vectors_of(rows: list[Memory], embedder) -> np.ndarray:
 _FIELDS = (
     "id",
     "content",
+    "claim",
+    "data",
     "category",
     "embedding",
     "embedding_model",
@@ -117,10 +137,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
         m, cos = rows[int(i)], float(cosines[int(i)])
         # An L1 rule binds every advertiser; elsewhere one advertiser may differ from the global memory.
         exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
-        rel = relation(c.content, m.content, cos, m.content_hash == new_hash, exception_to_global=exception)
+        rel = relation(c, m, cos, m.content_hash == new_hash, exception_to_global=exception)
         if rel:
-            found.append(
-                {"memory": m, "cosine": round(cos, 4), "relation": rel["relation"], "signal": rel["signal"], "detail": rel["detail"]}
-            )
+            found.append({"memory": m, "cosine": round(cos, 4), **rel})
     c.related = found
     return found

@@ -17,6 +17,7 @@ from governance.write.hard_rules import Authority, HardRule, layer_refusal
 from memories.constants import Attribution as A
 from memories.constants import Source
 from textrules import signals as s
+from textrules.claims import UNSETTLED, Stance, extract_claim
 from textrules.reasons import Reason, ReasonCode
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
@@ -35,9 +36,25 @@ INFERENCE = re.compile(
 )
 
 
+# "我没同意", "I never agreed": a confirmation word under a negation is a denial.
+DENIED = re.compile(
+    r"(?:没|没有|并没有|未|不|从没|从来没)(?:有)?(?:说过?)?(?:同意|确认|答应|认可)|不记得|没印象|理解错|没说过|没说要|"
+    r"\b(?:never|didn'?t|did not|haven'?t|have not)\s+(?:agree|confirm|approve|say)|\bwhen did I\b|\bdid I (?:say|agree|confirm|approve)\b",
+    re.I,
+)
+
+
+def assents(text: str) -> bool:
+    """Whether these words say yes. A question, a what-if or a hedge never does, nor a
+    confirmation that is quoted back or denied ("你说我同意了？", "I never agreed to that")."""
+    if extract_claim(text).stance in UNSETTLED or DENIED.search(text):
+        return False
+    return s.has(s.CONFIRMATION, text) or bool(USER_ASSENT.search(text))
+
+
 def user_confirms(texts: list[str]) -> bool:
     """Whether a user's own words say yes to what the assistant proposed."""
-    return any(s.has(s.CONFIRMATION, text) or USER_ASSENT.search(text) for text in texts)
+    return any(assents(text) for text in texts)
 
 
 def claim_turns(turns: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -80,7 +97,7 @@ def derive_attribution(c: Candidate) -> str:
     if c.source == Source.TOOL:
         return A.TOOL_OBSERVATION
     if c.source == Source.USER:
-        confirmed = s.has(s.CONFIRMATION, text)
+        confirmed = s.has(s.CONFIRMATION, text) and assents(text)
         if s.has(s.ASSISTANT_VOICE, text) and not confirmed:
             return A.ASSISTANT_SUGGESTION
         return A.USER_CONFIRMED if confirmed else A.USER_STATED
@@ -155,6 +172,16 @@ def provenance_rules(c: Candidate) -> StageOutcome:
     return StageOutcome("provenance", PASS, [Reason.of(ReasonCode.PROVENANCE_PASSED, attribution=c.attribution)], scores)
 
 
+def _speaker_words(c: Candidate) -> str:
+    """Whose stance decides: in a conversation, the user's words after the assistant's last
+    turn (a user who answers "要，按这个做" to an assistant's question states it)."""
+    if not c.turns:
+        return c.content
+    last = max((i for i, t in enumerate(c.turns) if t["role"] != "user"), default=-1)
+    answer = [t["content"] for t in c.turns[last + 1 :] if t["role"] == "user"]
+    return "\n".join(answer) if answer else c.content
+
+
 def content_rules(c: Candidate) -> StageOutcome:
     """After classification, still without a model: hedged claims, figures with no
     grounding, the layer rules for a layer the trigger type chose, and text that gives
@@ -164,7 +191,11 @@ def content_rules(c: Candidate) -> StageOutcome:
     scores: dict[str, object] = {"attribution": c.attribution, "layer": c.layer}
     text = c.content
     hedges = [] if c.trigger_type == "anomaly_pattern" else s.is_hedged(text)
-    if hedges:
+    stance = extract_claim(_speaker_words(c)).stance
+    if stance in {Stance.QUESTION, Stance.HYPOTHETICAL} and not c.data:
+        # Stance first: a question or a what-if states nothing, whatever else it mentions.
+        reasons.append(Reason.of(ReasonCode.UNSETTLED_STANCE, stance=str(stance)))
+    elif hedges:
         reasons.append(Reason.of(ReasonCode.HEDGED, quote=hedges[0]))
     layer_reason = _layer_refusal(c)
     if layer_reason:

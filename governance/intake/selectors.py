@@ -22,9 +22,10 @@ def event_get(*, event_id: int) -> MemoryEvent:
 
 def memory_source(*, memory, advertisers: tuple[str, ...] | None = None) -> dict[str, Any]:
     """What a memory came from: the conversation turns (session id, indices, redacted
-    text) kept by the event that wrote it, else that event's raw input. A version made by
-    an admin edit or an UPDATE without turns of its own points back along its chain."""
-    chain = memory_history(memory=memory)
+    text) kept by the event that wrote this version, else that event's raw input. Only a
+    version no event wrote (an admin edit) points back along its chain: a version written
+    from text never shows the turns an older version came from."""
+    chain = memory_history(memory=memory, advertisers=advertisers)
     older_first = [m.pk for m in chain if m.version <= memory.version]
     # This version first, then the versions it replaced, newest to oldest.
     order = [memory.pk, *reversed([pk for pk in older_first if pk != memory.pk])]
@@ -34,8 +35,10 @@ def memory_source(*, memory, advertisers: tuple[str, ...] | None = None) -> dict
         # event behind it (an operator's approval) is not.
         events = events.filter(Q(advertiser__in=advertisers) | Q(advertiser__isnull=True))
     events = list(events.order_by("id"))
-    ranked = sorted(events, key=lambda e: (order.index(e.memory_id), e.pk))
-    chosen = next((e for e in ranked if e.source_turns), None) or next((e for e in ranked if e.raw_text or e.summary), None)
+    own = [e for e in events if e.source_turns or e.raw_text or e.summary]
+    nearest = min((order.index(e.memory_id) for e in own), default=None)
+    mine = [e for e in own if order.index(e.memory_id) == nearest]
+    chosen = next((e for e in mine if e.source_turns), None) or next(iter(mine), None)
     if chosen is None:
         return {"memory_id": memory.pk, "session_id": None, "turns": [], "raw_text": None, "event_id": None}
     return {
