@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from desk.admin.common import ReadOnlyAdmin, admin_link
 from desk.admin.list_cells import clamped
 from desk.admin.readable import readable, reasons_list
-from desk.admin.reason_text import decision_label, get_language_is_zh, stage_label, translate_reasons
+from desk.admin.reasons import decision_label, get_language_is_zh, row_reasons_shown, stage_label
 from governance.models import MemoryEvent, Trace
 
 
@@ -92,14 +92,14 @@ class MemoryEventAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("reasons"))
     def reasons_shown(self, obj):
-        return reasons_list(obj.reasons)
+        return reasons_list(row_reasons_shown(obj))
 
     @admin.display(description=_("stages"))
     def timeline(self, obj):
         traces = list(obj.traces.order_by("seq", "id"))
         for trace in traces:
             trace.stage_shown, trace.decision_shown = stage_label(trace.stage), decision_label(trace.decision)
-            trace.reasons_shown, trace.scores_shown = translate_reasons(trace.reasons), readable(trace.scores)
+            trace.reasons_shown, trace.scores_shown = row_reasons_shown(trace), readable(trace.scores)
         total = sum(t.latency_ms for t in traces) or 1.0
         for trace in traces:
             trace.share = round(trace.latency_ms / total * 100, 1)
@@ -126,7 +126,7 @@ class TraceAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("reasons"))
     def reasons_excerpt(self, obj):
-        return clamped("；".join(translate_reasons(obj.reasons)) if get_language_is_zh() else "; ".join(obj.reasons or []))
+        return clamped(("；" if get_language_is_zh() else "; ").join(row_reasons_shown(obj)))
 
     def get_fields(self, request, obj=None):
         return (
@@ -151,7 +151,7 @@ class TraceAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("reasons"))
     def reasons_shown(self, obj):
-        return reasons_list(obj.reasons)
+        return reasons_list(row_reasons_shown(obj))
 
     @admin.display(description=_("scores"))
     def scores_shown(self, obj):

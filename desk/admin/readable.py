@@ -13,9 +13,10 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.reason_text import choice, get_language_is_zh, translate_reasons
+from desk.admin.reasons import choice, get_language_is_zh, reasons_shown, review_reasons_shown
 from governance.constants import TriggerType
 from governance.funnel.trigger_schemas import field_rows
+from textrules.reasons import stored_reasons
 
 MAX_DEPTH = 4
 MAX_ITEMS = 40
@@ -169,13 +170,27 @@ def _named(key: str, value: Any) -> tuple[str, str, Any]:
 def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
     """HTML for one JSON value."""
     if key == "reasons" and isinstance(value, list):
-        return reasons_list(value)
+        return reasons_list(reasons_shown(stored_reasons(value, None)))
     if isinstance(value, dict):
         if not value:
             return mark_safe('<span class="quiet">—</span>')
         if depth >= MAX_DEPTH:
             return format_html("{}", "…")
-        rows = [_named(k, v) for k, v in list(value.items())[:MAX_ITEMS]]
+        items = list(value.items())
+        if isinstance(value.get("reasons"), list) and "reason_codes" in value:
+            # English sentences with their codes beside them (a review payload): one list, in the reader's language.
+            shown = reasons_list(reasons_shown(stored_reasons(value["reasons"], value["reason_codes"])))
+            items = [(k, v) for k, v in items if k not in {"reasons", "reason_codes"}]
+            rows = [("reasons", key_label("reasons"), None), *(_named(k, v) for k, v in items[:MAX_ITEMS])]
+            return format_html(
+                '<dl class="lingix-fields">{}</dl>',
+                format_html_join(
+                    "",
+                    "<dt>{}</dt><dd>{}</dd>",
+                    ((label, shown if k == "reasons" else readable(v, key=k, depth=depth + 1)) for k, label, v in rows),
+                ),
+            )
+        rows = [_named(k, v) for k, v in items[:MAX_ITEMS]]
         return format_html(
             '<dl class="lingix-fields">{}</dl>',
             format_html_join("", "<dt>{}</dt><dd>{}</dd>", ((label, readable(v, key=k, depth=depth + 1)) for k, label, v in rows)),
@@ -197,15 +212,13 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
     return format_html("{}", _scalar(key, value))
 
 
-def reasons_list(reasons) -> SafeString:
-    translated = translate_reasons(reasons)
-    if not translated:
+def reasons_list(shown: list[str]) -> SafeString:
+    """Reasons already in the reader's language, one per line."""
+    if not shown:
         return mark_safe('<span class="quiet">—</span>')
-    return format_html('<ul class="lingix-reasons">{}</ul>', format_html_join("", "<li>{}</li>", ((r,) for r in translated)))
+    return format_html('<ul class="lingix-reasons">{}</ul>', format_html_join("", "<li>{}</li>", ((r,) for r in shown)))
 
 
 def review_reasons(item) -> SafeString:
-    """Why an item is in the queue: the funnel's reasons as recorded, one per line (the
-    joined `reason` text is the fallback for items made by other services)."""
-    recorded = (item.payload or {}).get("reasons")
-    return reasons_list(recorded if isinstance(recorded, list) and recorded else [item.reason] if item.reason else [])
+    """Why an item is in the queue, one reason per line."""
+    return reasons_list(review_reasons_shown(item))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from desk.admin.diff import diff_html
+from desk.admin.reasons import review_reasons_shown
 from governance.models import ReviewItem
 from memories.selectors import memory_search
 
@@ -22,7 +23,7 @@ def review_candidate_text(item: ReviewItem) -> str:
         return item.memory.content
     if item.event is not None:
         return item.event.summary or item.event.raw_text
-    return item.reason
+    return "; ".join(review_reasons_shown(item))
 
 
 def review_similar_memories(item: ReviewItem, candidate: str, *, limit: int = 3) -> list[dict[str, Any]]:

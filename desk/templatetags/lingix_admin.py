@@ -7,7 +7,7 @@ from django import template
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.list_cells import zone_label
-from desk.admin.reason_text import choice
+from desk.admin.reasons import choice
 from desk.admin.review_start import review_start
 from desk.dashboard import ACTION_COLOURS, LAYER_COLOURS, dashboard_data, horizontal_bars, stacked_bars
 from governance.constants import ReviewKind

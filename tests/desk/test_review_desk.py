@@ -192,7 +192,7 @@ def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
     assert 'id="stage-timeline"' in page and WRITTEN in page
     stages = list(event.traces.order_by("seq").values_list("stage", flat=True))
     assert len(stages) >= 4
-    from desk.admin.reason_text import stage_label
+    from desk.admin.reasons import stage_label
 
     positions = [
         page.index(f"<b>{seq}. {stage_label(stage)}</b>") for seq, stage in event.traces.order_by("seq").values_list("seq", "stage")
