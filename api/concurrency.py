@@ -3,8 +3,16 @@ may have in flight at once. The rate limit in security.py counts requests per mi
 cannot stop six slow requests arriving together from queueing every other tenant behind
 them on the embedder, which serves one call at a time. This bound can.
 
-The count lives in the process: with several web workers each allows the limit, so the
-real bound is workers × limit. That is still per tenant, which is what keeps tenants apart.
+Where the count lives:
+- PostgreSQL (several web workers, maybe several machines): the token's slots are
+  session-level advisory locks, one key per (token, slot number). A request takes the
+  first free slot with pg_try_advisory_lock and gives it back when it ends, so the bound
+  holds across every worker that shares the database; a worker that dies loses its
+  connection and with it its slots.
+- SQLite (one machine, one web process): a count in the process. A deployment that ran
+  several web processes on SQLite would allow processes × limit.
+A process also remembers which slots its own threads hold, because PostgreSQL grants an
+advisory lock again to the session that already holds it, and threads may share one.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.db import DatabaseError, connection
 from ninja.errors import HttpError
 
 from api.models import ApiToken
@@ -24,6 +33,10 @@ RETRY_AFTER_SECONDS = 1
 
 _lock = threading.Lock()
 _in_flight: dict[int, int] = {}
+_held: set[tuple[int, int]] = set()
+# The high 16 bits of every slot key ("LG"); the write locks use the two-key form, so the
+# two families never meet.
+_SLOT_NAMESPACE = 0x4C47
 
 
 class TooManyConcurrent(HttpError):
@@ -38,11 +51,45 @@ def concurrency_limit() -> int:
     return max(1, int(getattr(settings, "MEMORY_API_CONCURRENCY", None) or DEFAULT_CONCURRENCY))
 
 
+def _slot_key(token_pk: int, slot: int) -> int:
+    return (_SLOT_NAMESPACE << 48) | ((token_pk & 0xFFFFFFFFFF) << 8) | (slot & 0xFF)
+
+
+def _take_shared_slot(token_pk: int, limit: int) -> int | None:
+    """The first slot of the token no session holds, now held by this one; None if all are."""
+    for slot in range(min(limit, 256)):
+        with _lock:
+            if (token_pk, slot) in _held:
+                continue
+            _held.add((token_pk, slot))
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [_slot_key(token_pk, slot)])
+            if cursor.fetchone()[0]:
+                return slot
+        with _lock:
+            _held.discard((token_pk, slot))
+    return None
+
+
+def _give_back_shared_slot(token_pk: int, slot: int) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [_slot_key(token_pk, slot)])
+    except DatabaseError:
+        # A broken connection cannot unlock; closing it ends the session and its locks.
+        connection.close()
+    finally:
+        with _lock:
+            _held.discard((token_pk, slot))
+
+
 @contextmanager
 def token_slot(token: ApiToken) -> Iterator[None]:
     """Hold one of the token's slots for the duration of the block, or refuse at once
     (waiting would tie up a web worker, which is the harm being prevented)."""
     limit = concurrency_limit()
+    shared = connection.vendor == "postgresql"
+    slot = None
     with _lock:
         busy = _in_flight.get(token.pk, 0)
         if busy >= limit:
@@ -50,8 +97,15 @@ def token_slot(token: ApiToken) -> Iterator[None]:
             raise TooManyConcurrent(limit)
         _in_flight[token.pk] = busy + 1
     try:
+        if shared:
+            slot = _take_shared_slot(token.pk, limit)
+            if slot is None:
+                record_rate_limit_refusal(limit="concurrency")
+                raise TooManyConcurrent(limit)
         yield
     finally:
+        if slot is not None:
+            _give_back_shared_slot(token.pk, slot)
         with _lock:
             remaining = _in_flight.get(token.pk, 1) - 1
             if remaining > 0:

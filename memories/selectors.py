@@ -148,17 +148,25 @@ def memory_get(*, memory_id: int, advertisers: tuple[str, ...] | None = None) ->
     return memory
 
 
-def memory_history(*, memory: Memory) -> list[Memory]:
-    """Every version of the chain `memory` belongs to, oldest first."""
+def memory_history(*, memory: Memory, advertisers: tuple[str, ...] | None) -> list[Memory]:
+    """Every version of the chain `memory` belongs to that the caller's scope may read,
+    oldest first. `advertisers=None` is the operator's view; otherwise a version of another
+    advertiser is left out, so a chain that crossed scopes (an old trusted import could
+    make one) never shows one tenant's words to another."""
     root = memory
-    while root.supersedes_id is not None:
+    seen = {memory.pk}
+    while root.supersedes_id is not None and root.supersedes_id not in seen:
+        seen.add(root.supersedes_id)
         root = Memory.objects.get(pk=root.supersedes_id)
     chain = [root]
     while True:
         nxt = Memory.objects.filter(supersedes_id=chain[-1].pk).first()
-        if nxt is None:
-            return chain
+        if nxt is None or nxt.pk in {m.pk for m in chain}:
+            break
         chain.append(nxt)
+    if advertisers is None:
+        return chain
+    return [m for m in chain if m.advertiser is None or m.advertiser in advertisers]
 
 
 def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[str, Any]:

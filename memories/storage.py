@@ -1,10 +1,16 @@
+"""Row writes of the Memory table. It stores what governance decided and decides nothing;
+only governance.write calls it (import-linter and tests/governance/test_storage_only_under_write_path.py
+keep it so)."""
+
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.core.management.color import no_style
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -22,6 +28,7 @@ def memory_create(
     layer: str,
     content: str,
     data: dict[str, Any] | None = None,
+    claim: dict[str, Any] | None = None,
     advertiser: str | None = None,
     business_line: str = "",
     category: str = "",
@@ -49,6 +56,7 @@ def memory_create(
         layer=layer,
         content=content.strip(),
         data=data or {},
+        claim=claim or {},
         advertiser=advertiser or None,
         business_line=business_line or "",
         category=category or "",
@@ -75,7 +83,8 @@ def memory_create(
 
 @transaction.atomic
 def memory_supersede(*, old: Memory, content: str, embed: bool = True, **fields: Any) -> Memory:
-    """Close `old` and create version n+1 that points back to it (a governed UPDATE)."""
+    """Close `old` and create version n+1 that points back to it (a governed UPDATE). The
+    new version's data and claim are its own (the caller passes them), never the old one's."""
     old = Memory.objects.select_for_update().get(pk=old.pk)
     if old.status != Status.ACTIVE:
         raise StaleMemory(f"memory {old.pk} is {old.status} now; only an active memory can be superseded")
@@ -85,7 +94,6 @@ def memory_supersede(*, old: Memory, content: str, embed: bool = True, **fields:
         "advertiser": old.advertiser,
         "business_line": old.business_line,
         "category": old.category,
-        "data": old.data,
         "tier": old.tier,
         "kind": old.kind,
         "category_node": old.category_node,
@@ -96,6 +104,81 @@ def memory_supersede(*, old: Memory, content: str, embed: bool = True, **fields:
     Memory.objects.filter(pk=new.pk).update(version=old.version + 1, supersedes=old, valid_from=now)
     new.refresh_from_db()
     return new
+
+
+def memory_transition(
+    *,
+    memory_ids: Iterable[int],
+    from_status: str,
+    to_status: str,
+    at: datetime,
+    keep_layers: Sequence[str] = (),
+    expired_by: datetime | None = None,
+    extra: dict[str, Any] | None = None,
+) -> list[int]:
+    """Move the rows that are still `from_status` to `to_status` and return exactly those
+    ids. One UPDATE … WHERE status = … RETURNING id (PostgreSQL, SQLite 3.35+), so when two
+    runs race for a row only the one whose statement changed it hears about it; a count
+    taken before the update would let both report it. Rows of `keep_layers` never move;
+    with `expired_by`, only rows whose expires_at is at or before it (a TTL extended since
+    the job selected the row keeps it active)."""
+    ids = sorted({int(i) for i in memory_ids})
+    if not ids:
+        return []
+    quote = connection.ops.quote_name
+    values = {"status": to_status, "updated_at": at, **(extra or {})}
+    assignments, params = [], []
+    for name, value in values.items():
+        field = Memory._meta.get_field(name)
+        assignments.append(f"{quote(field.column)} = %s")
+        params.append(field.get_db_prep_save(value, connection))
+    where = f"{quote('id')} IN ({', '.join(['%s'] * len(ids))}) AND {quote('status')} = %s"
+    params += [*ids, from_status]
+    if keep_layers:
+        where += f" AND {quote('layer')} NOT IN ({', '.join(['%s'] * len(keep_layers))})"
+        params += [str(layer) for layer in keep_layers]
+    if expired_by is not None:
+        where += f" AND {quote('expires_at')} <= %s"
+        params.append(Memory._meta.get_field("expires_at").get_db_prep_value(expired_by, connection))
+    sql = f"UPDATE {quote(Memory._meta.db_table)} SET {', '.join(assignments)} WHERE {where} RETURNING {quote('id')}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return sorted(int(row[0]) for row in cursor.fetchall())
+
+
+def memory_set_tier(*, memory_id: int, from_tier: str, to_tier: str, at: datetime) -> bool:
+    """Retier one active row if it still has `from_tier`; True when this call moved it.
+    An unchanged column is never written, so the search cache is not invalidated for nothing."""
+    return bool(Memory.objects.filter(pk=memory_id, status=Status.ACTIVE, tier=from_tier).update(tier=to_tier, updated_at=at))
+
+
+def memory_save_fields(*, memory: Memory, fields: Sequence[str]) -> Memory:
+    """Store the named fields of an in-place edit (never the content: that is a new version)."""
+    memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
+    memory.save(update_fields=[*fields, "updated_at"])
+    return memory
+
+
+def memories_restore(*, rows: Sequence[dict[str, Any]], supersedes: dict[int, int], derived_from: dict[int, list[int]]) -> list[Memory]:
+    """Insert rows exactly as a trusted import recorded them: their ids (when given),
+    versions, statuses and validity, then the version links and derivations between them
+    and stored rows, keyed by position in `rows`. Explicit ids leave PostgreSQL's id
+    sequence behind, so it is moved past them; SQLite needs nothing."""
+    created = []
+    for fields in rows:
+        memory = Memory(**fields)
+        memory.save(force_insert=True)
+        created.append(memory)
+    for position, target in supersedes.items():
+        Memory.objects.filter(pk=created[position].pk).update(supersedes_id=target)
+        created[position].supersedes_id = target
+    for position, sources in derived_from.items():
+        created[position].derived_from.set(sources)
+    if any(fields.get("id") is not None for fields in rows):
+        with connection.cursor() as cursor:
+            for statement in connection.ops.sequence_reset_sql(no_style(), [Memory]):
+                cursor.execute(statement)
+    return created
 
 
 def memory_set_status(*, memory: Memory, status: str) -> Memory:

@@ -90,7 +90,10 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: d
         then = memory_as_of(memory=memory, at=at, advertisers=scope)
         history = memory_history_as_of(memory=then, at=at, advertisers=scope)
         return {**memory_dict(then), "history": [memory_dict(m) for m in history], "as_of": at.isoformat()}
-    return {**memory_dict(memory), "history": [memory_dict(m) for m in memory_history(memory=memory)]}
+    return {
+        **memory_dict(memory),
+        "history": [memory_dict(m) for m in memory_history(memory=memory, advertisers=request_token(request).scope)],
+    }
 
 
 @router.post(

@@ -133,7 +133,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     @admin.display(description=_("all versions"))
     def version_history(self, obj):
-        chain = memory_history(memory=obj)
+        chain = memory_history(memory=obj, advertisers=None)
         rows = format_html_join(
             "",
             '<tr{}><td><a href="{}">v{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
@@ -164,7 +164,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     @admin.display(description=_("source events"))
     def source_events(self, obj):
-        chain_ids = [m.pk for m in memory_history(memory=obj)]
+        chain_ids = [m.pk for m in memory_history(memory=obj, advertisers=None)]
         events = MemoryEvent.objects.filter(memory_id__in=chain_ids).order_by("created_at")
         if not events:
             return _("none recorded (demo data or a trusted import without an event)")

@@ -227,7 +227,8 @@ def event_submit(
     p.run_stages(ctx, outside)
 
     with transaction.atomic():
-        memory_write_lock()
+        # Its own advertiser's scope, and the global one shared: what the conflict check reads.
+        memory_write_lock(advertisers=[event.advertiser])
         if idempotency_key:
             try:
                 with transaction.atomic():

@@ -19,7 +19,7 @@ from django.db.models import Count
 from governance.models import LayerPolicy, Trace
 from governance.reasons import reason_columns
 from governance.write.hard_rules import Authority
-from governance.write.memory import governed_lifecycle_transition
+from governance.write.memory import governed_lifecycle_transition, governed_retier
 from memories.constants import Layer, Status
 from memories.lifecycle.db import BATCH_SIZE, atomic_batch, chunks
 from memories.lifecycle.retention import DEFAULT_RETENTION, RetentionConfig, memory_retention, next_tier
@@ -58,9 +58,8 @@ def memories_retier(*, now: datetime, config: RetentionConfig = DEFAULT_RETENTIO
         def apply(planned=planned) -> int:
             traces = []
             for memory_id, old, new, retention in planned:
-                # Only if nobody moved it meanwhile; an unchanged column is never written,
-                # so the search cache is not invalidated for nothing.
-                if Memory.objects.filter(pk=memory_id, status=Status.ACTIVE, tier=old).update(tier=new, updated_at=now):
+                # Only if nobody moved it meanwhile (an overlapping run traces it instead).
+                if governed_retier(memory_id=memory_id, from_tier=old, to_tier=new, at=now, authority=Authority.lifecycle("scheduler")):
                     traces.append(
                         Trace(
                             memory_id=memory_id,

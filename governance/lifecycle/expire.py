@@ -40,30 +40,31 @@ def memories_expire(*, now: datetime, batch_size: int = BATCH_SIZE, actor: str =
             break
 
         def expire_batch(due: list[int] = due) -> list[int]:
-            # Re-check status inside the transaction: a concurrent supersede or review may
-            # have moved a row since the SELECT above.
-            still_due = list(Memory.objects.filter(pk__in=due, status=Status.ACTIVE, expires_at__lte=now).values_list("id", flat=True))
-            if not still_due:
-                return []
-            layers = dict(Memory.objects.filter(pk__in=still_due).values_list("layer").annotate(n=Count("id")).values_list("layer", "n"))
-            governed_lifecycle_transition(
-                memory_ids=still_due,
+            # The selection above may be stale: a concurrent supersede, review or another
+            # expiry run may have moved a row since. Only the rows this transition changed
+            # are reported and traced, so overlapping runs record each expiry once.
+            moved = governed_lifecycle_transition(
+                memory_ids=due,
                 from_status=Status.ACTIVE,
                 to_status=Status.EXPIRED,
                 at=now,
                 authority=Authority.lifecycle(actor),
+                expired_by=now,
                 extra={"valid_to": now},
             )
+            if not moved:
+                return []
+            layers = dict(Memory.objects.filter(pk__in=moved).values_list("layer").annotate(n=Count("id")).values_list("layer", "n"))
             Trace.objects.create(
                 stage=STAGE,
                 decision="expired",
                 **reason_columns([Reason.of(ReasonCode.EXPIRED_AT, when=iso_local(now)), Reason.of(ReasonCode.RUN_BY, actor=actor)]),
-                scores={"count": len(still_due), "memory_ids": still_due, "by_layer": layers},
+                scores={"count": len(moved), "memory_ids": moved, "by_layer": layers},
                 created_at=now,
             )
             for layer, n in layers.items():
                 by_layer[layer] = by_layer.get(layer, 0) + n
-            return still_due
+            return moved
 
         done = atomic_batch(expire_batch)
         batches += 1

@@ -27,7 +27,7 @@ from governance.models import LayerPolicy, MemoryEvent, ReviewItem, Trace
 from governance.reasons import reason_columns
 from governance.review.services import review_item_create
 from governance.write.hard_rules import Authority, WriteOrigin, mature_l2
-from governance.write.memory import Proposal, governed_write
+from governance.write.memory import Proposal, governed_write, governed_write_lock
 from memories.constants import Attribution, Layer, Source
 from memories.exceptions import InvalidInput
 from memories.lifecycle.db import atomic_batch
@@ -129,8 +129,13 @@ def _event(*, source: Memory, actor: str, now: datetime, criteria: dict[str, Any
 
 
 def _promote_one(*, memory_id: int, policy, actor: str, now: datetime) -> dict[str, Any] | None:
-    # Re-read inside the transaction: a concurrent review, supersede or eviction may
-    # have taken the memory out of the running since the candidate query.
+    # Hold the source's scope, then re-read: a concurrent review, supersede, eviction or an
+    # overlapping promotion run may have taken the memory out of the running since the
+    # candidate query (a run that waited here sees the other's template and stops).
+    scope = list(Memory.objects.filter(pk=memory_id).values_list("advertiser", flat=True))
+    if not scope:
+        return None
+    governed_write_lock(advertiser=scope[0])
     source = promotion_candidates(now=now, policy=policy).filter(pk=memory_id).first()
     if source is None:
         return None

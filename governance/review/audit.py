@@ -26,10 +26,9 @@ from governance.review.steps import (
     review_trace_add,
 )
 from governance.write.hard_rules import Authority, WriteOrigin
-from governance.write.memory import Proposal, governed_write
+from governance.write.memory import Proposal, governed_write, governed_write_lock
 from memories.constants import L1_PERMISSION, Layer, Status
 from memories.exceptions import InvalidInput
-from memories.locks import memory_write_lock
 from memories.models import Memory
 from textrules.reasons import Reason, ReasonCode
 from textrules.safety import redact
@@ -62,7 +61,8 @@ def review_overturn_write(*, item: ReviewItem, reviewer, reviewer_name: str, not
     decision. The event's trace gains a review row naming the reviewer, the event now
     points at the written memory, and the verdict (decision_correct=False) feeds the guard
     metrics like any audit."""
-    memory_write_lock()
+    planned = (item.payload or {}).get("candidate") or {}
+    governed_write_lock(advertiser=planned.get("advertiser", item.advertiser) or None, supersedes_id=planned.get("supersedes"))
     note = redact(note or "").strip()
     item = review_item_lock_open(item)
     name = review_reviewer_check(item, reviewer, reviewer_name)

@@ -27,10 +27,9 @@ from governance.review.steps import (
     review_trace_add,
 )
 from governance.write.hard_rules import Authority, WriteOrigin
-from governance.write.memory import Proposal, governed_set_status, governed_write
+from governance.write.memory import Proposal, governed_set_status, governed_write, governed_write_lock
 from memories.constants import L1_PERMISSION, LAYER_CODES, Status
 from memories.exceptions import InvalidInput
-from memories.locks import memory_write_lock
 from memories.metrics_registry import record_decision
 from memories.models import Memory
 from textrules.reasons import Reason, ReasonCode, as_reason
@@ -88,7 +87,8 @@ def review_approve(
 
     An L1 candidate needs an operator: a user with memories.edit_l1_memory, or
     `operator=True` from the server's own CLI (shell access is operator access)."""
-    memory_write_lock()
+    planned = (item.payload or {}).get("candidate") or {}
+    governed_write_lock(advertiser=planned.get("advertiser", item.advertiser) or None, supersedes_id=planned.get("supersedes"))
     note = redact(note or "")
     item = review_item_lock_open(item)
     name = review_reviewer_check(item, reviewer, reviewer_name)

@@ -59,6 +59,11 @@ def memory_admin_edit(*, memory: Memory, user: Any, changes: dict[str, Any], not
     """Apply a person's edit. A content change is a new version (the old one is closed and
     stays in the history); other fields change in place. Either way an admin_edit event
     with one trace row, and an audit entry, are written in the same transaction."""
+    from governance.write.memory import governed_write_lock
+
+    # The scope before the row: a funnel write holds its scope and then locks the row it
+    # supersedes, so taking them the other way round here could wait in a cycle.
+    governed_write_lock(advertiser=memory.advertiser)
     memory = Memory.objects.select_for_update().get(pk=memory.pk)
     _require_change(user=user, memory=memory)
     unknown = set(changes) - set(ADMIN_EDITABLE_FIELDS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import models
 from django.db.models import F, QuerySet
@@ -136,6 +137,27 @@ def mature_l2(queryset: QuerySet[Memory], *, now: datetime, policy: LayerPolicy)
     )
 
 
+def l2_maturity_gaps(memory: Memory, *, now: datetime, policy: LayerPolicy) -> list[str]:
+    """What keeps one L2 row, as its fields record it, from being mature: the age, use,
+    importance and grounding parts of mature_l2, read from the object rather than the
+    table, so a trusted import can judge a line that is not stored yet. Status is the
+    caller's to judge (a restored chain may hold a source superseded after its promotion)."""
+    gaps = []
+    if memory.layer != Layer.L2:
+        gaps.append(f"it is {memory.layer or 'unknown'}, not L2")
+    age_days = (now - memory.created_at).total_seconds() / 86400
+    if age_days < policy.promotion_min_age_days:
+        gaps.append(f"{age_days:.1f} days old, under {policy.promotion_min_age_days}")
+    uses = int(memory.access_count or 0) + int(memory.reinforcement_count or 0)
+    if uses < policy.promotion_min_recalls:
+        gaps.append(f"{uses} recalls and reinforcements, under {policy.promotion_min_recalls}")
+    if float(memory.importance) < policy.promotion_min_importance:
+        gaps.append(f"importance {memory.importance:g}, under {policy.promotion_min_importance:g}")
+    if memory.grounding == Grounding.UNSUPPORTED:
+        gaps.append("its grounding is unsupported")
+    return gaps
+
+
 def is_mature_l2(memory: Memory, *, now: datetime | None = None) -> bool:
     policy = LayerPolicy.objects.filter(layer=Layer.L2).first()
     if policy is None:
@@ -172,7 +194,7 @@ def layer_refusal(
     return None
 
 
-def enforce(**kwargs) -> None:
+def enforce(**kwargs: Any) -> None:
     refusal = layer_refusal(**kwargs)
     if refusal is not None:
         raise HardRuleViolation(refusal.rule, refusal.reason.english())

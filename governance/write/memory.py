@@ -22,7 +22,7 @@ from django.utils.dateparse import parse_datetime
 
 from governance.audit import audit_record
 from governance.constants import AuditEvent
-from governance.knowledge.entities.link import link_entities, schedule_llm_linking
+from governance.knowledge.entities.link import link_entities, link_entities_bulk, schedule_llm_linking
 from governance.knowledge.organise import category_refresh, memories_refresh_categories, organise_fields
 from governance.knowledge.suggestions import suggestions_for_signal
 from governance.write.hard_rules import Authority, HardRule, HardRuleViolation, WriteOrigin, enforce, l3_expires_at
@@ -30,8 +30,11 @@ from memories import storage
 from memories.constants import Attribution, Grounding, Layer, Source, Status, Tier
 from memories.embeddings import get_embedder
 from memories.embeddings.store import memory_store_vectors
+from memories.locks import memory_write_lock
 from memories.models import Memory
+from textrules.claims import extract_claim
 
+SCOPE_DATA_KEYS = frozenset({"plan_id", "campaign_id", "category", "business_line", "channel"})
 TIER_BY_LAYER = {Layer.L1: Tier.CORE, Layer.L2: Tier.WORKING, Layer.L3: Tier.PERIPHERAL, Layer.L4: Tier.CORE}
 
 
@@ -57,6 +60,8 @@ class Proposal:
     tier: str = ""
     # episodic/semantic when the writer knows it (reflection's consolidation); else decided here.
     kind: str = ""
+    # Its claim when a judge read one (validated against textrules.claims); else read here from the content.
+    claim: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Proposal:
@@ -86,6 +91,7 @@ class Proposal:
             observed_at=when(payload.get("observed_at")),
             expires_at=when(payload.get("expires_at")),
             kind=payload.get("kind") or "",
+            claim=dict(payload.get("claim") or {}),
         )
 
 
@@ -129,7 +135,10 @@ def _fields(proposal: Proposal, old: Memory | None) -> dict[str, Any]:
     if layer == Layer.L3:
         expires = proposal.expires_at or l3_expires_at(observed)
     category = proposal.category or (old.category if old else "") or proposal.trigger_type
-    data = proposal.data or (dict(old.data or {}) if old else {})
+    # A new version says what its own proposal says: only the keys that name the scope
+    # (which plan, which category) carry over, never the old version's figures or days.
+    carried = {k: v for k, v in (old.data or {}).items() if k in SCOPE_DATA_KEYS} if old else {}
+    data = {**carried, **proposal.data}
     advertiser = old.advertiser if old is not None else proposal.advertiser
     business_line = proposal.business_line or (old.business_line if old else "")
     organised = organise_fields(
@@ -150,6 +159,7 @@ def _fields(proposal: Proposal, old: Memory | None) -> dict[str, Any]:
         business_line=business_line,
         category=category[:64],
         data=data,
+        claim=proposal.claim or extract_claim(proposal.content, advertiser=advertiser, data=data).as_dict(),
         source=proposal.source,
         source_attribution=proposal.source_attribution,
         grounding=proposal.grounding,
@@ -171,7 +181,10 @@ def governed_write(
     vector: np.ndarray | None = None,
 ) -> Memory:
     """Write a new memory, or a new version of `supersedes`. `vector` is the proposal's
-    embedding when the caller already computed it for the same text and model."""
+    embedding when the caller already computed it for the same text and model. Returns
+    the row written. It holds the scope it writes (memories.locks); a caller that decided
+    something first holds it already, from before its decision."""
+    memory_write_lock(advertisers=[supersedes.advertiser if supersedes is not None else proposal.advertiser])
     old = None
     if supersedes is not None:
         old = Memory.objects.get(pk=supersedes.pk)
@@ -198,6 +211,35 @@ def governed_write(
             extra={"supersedes": getattr(old, "pk", None), "version": memory.version},
         )
     return memory
+
+
+def governed_write_lock(*, advertiser: str | None, supersedes_id: int | None = None) -> None:
+    """Hold what a governed write for `advertiser` decides on, before the decision: its own
+    scope (and the global scope shared, see memories.locks), plus the scope of the memory
+    it would replace when a person chose one in another scope."""
+    scopes: list[str | None] = [advertiser]
+    if isinstance(supersedes_id, int) and supersedes_id > 0:
+        scopes += list(Memory.objects.filter(pk=supersedes_id).values_list("advertiser", flat=True))
+    memory_write_lock(advertisers=scopes)
+
+
+@transaction.atomic
+def governed_restore(
+    *, rows: Sequence[dict[str, Any]], supersedes: dict[int, int], derived_from: dict[int, list[int]], authority: Authority
+) -> list[Memory]:
+    """A trusted import restores rows as they were recorded: ids, versions, statuses and
+    validity kept, version links and derivations set (keyed by position in `rows`), offline
+    entity links made. Returns the rows written. The caller (governance.write.imports) has
+    judged every line against the hard rules and the stored lineage, under the lock, and
+    writes the one audit row of the import."""
+    if authority.origin != WriteOrigin.IMPORT or not authority.operator:
+        raise HardRuleViolation(HardRule.SCOPE, "only an operator's trusted import restores rows as recorded")
+    created = storage.memories_restore(rows=rows, supersedes=supersedes, derived_from=derived_from)
+    # A restore brings old observations back, not new signals: no suggestions here
+    # (governance.knowledge.suggestions.suggestions_for_live_signals makes them on request).
+    for start in range(0, len(created), 1000):
+        link_entities_bulk(created[start : start + 1000])
+    return created
 
 
 def _audit_l1(memory: Memory, *, authority: Authority, event: AuditEvent, extra: dict[str, Any] | None = None) -> None:
@@ -227,11 +269,13 @@ def _link_and_suggest(memory: Memory, *, trigger_type: str) -> None:
         suggestions_for_signal(signal=memory)
 
 
+@transaction.atomic
 def governed_reinforce(*, memory: Memory, authority: Authority) -> Memory:
-    """A duplicate seen again: count it on the memory it repeats."""
+    """A duplicate seen again: count it on the memory it repeats. Returns the row as stored."""
     return storage.memory_reinforce(memory=memory)
 
 
+@transaction.atomic
 def governed_organise(*, memory: Memory, kind: str, category_node: Any, abstract_line: str, abstract_paragraph: str) -> None:
     """The organise backfill stores what the write path would have decided for a memory
     written before kinds, categories and abstracts existed (derived fields only; the
@@ -260,33 +304,58 @@ def governed_set_status(*, memory: Memory, status: str, authority: Authority) ->
     return memory
 
 
+@transaction.atomic
 def governed_lifecycle_transition(
-    *, memory_ids: Iterable[int], from_status: str, to_status: str, at: datetime, authority: Authority, extra: dict[str, Any] | None = None
+    *,
+    memory_ids: Iterable[int],
+    from_status: str,
+    to_status: str,
+    at: datetime,
+    authority: Authority,
+    expired_by: datetime | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> list[int]:
-    """A scheduled job moves many memories at once (expiry, eviction). Rows that changed
-    status meanwhile are left alone. A job never archives an L1 core rule (expiry of an
-    L1 rule is the end date an operator gave it, so it may expire)."""
-    candidates = Memory.objects.filter(pk__in=list(memory_ids), status=from_status)
-    if to_status == Status.ARCHIVED:
-        candidates = candidates.exclude(layer=Layer.L1)
-    movable = list(candidates.values_list("id", flat=True))
-    if movable:
-        Memory.objects.filter(pk__in=movable, status=from_status).update(status=to_status, updated_at=at, **(extra or {}))
-        memories_refresh_categories(movable)
-        for memory in Memory.objects.filter(pk__in=movable, layer=Layer.L1):
+    """A scheduled job moves many memories at once (expiry, eviction). Only rows still in
+    `from_status` move, and the ids returned are exactly the rows this call changed: an
+    overlapping run, a retried task or a review that moved a row first keeps it, so the
+    caller traces and audits each change once. A job never archives an L1 core rule
+    (expiry of an L1 rule is the end date an operator gave it, so it may expire)."""
+    moved = storage.memory_transition(
+        memory_ids=memory_ids,
+        from_status=from_status,
+        to_status=to_status,
+        at=at,
+        keep_layers=(Layer.L1,) if to_status == Status.ARCHIVED else (),
+        expired_by=expired_by,
+        extra=extra,
+    )
+    if moved:
+        memories_refresh_categories(moved)
+        for memory in Memory.objects.filter(pk__in=moved, layer=Layer.L1):
             _audit_l1(memory, authority=authority, event=AuditEvent.MEMORY_L1_STATUS, extra={"from": from_status, "to": to_status})
-    return movable
+    return moved
 
 
+@transaction.atomic
+def governed_retier(*, memory_id: int, from_tier: str, to_tier: str, at: datetime, authority: Authority) -> bool:
+    """The retention job moves one active memory between tiers, if nobody moved it since it
+    was scored. True when this call changed the row. L1 has no tiers to decay through."""
+    if Memory.objects.filter(pk=memory_id, layer=Layer.L1).exists():
+        raise HardRuleViolation(HardRule.L1_AUTHORITATIVE, f"L1 rule #{memory_id} keeps its tier until a person changes it")
+    return storage.memory_set_tier(memory_id=memory_id, from_tier=from_tier, to_tier=to_tier, at=at)
+
+
+@transaction.atomic
 def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authority) -> Memory:
     """A person's in-place change of fields that are not the content (importance, tier,
-    category, TTL…). Content changes are new versions through governed_write."""
+    category, TTL…). Content changes are new versions through governed_write. Returns the
+    row as stored."""
     _check_transition(memory, authority=authority)
     if memory.layer == Layer.L3 and "expires_at" in changes and changes["expires_at"] is None:
         raise HardRuleViolation(HardRule.L3_OBSERVATION, f"L3 memory #{memory.pk} needs an expiry time")
     for name, value in changes.items():
         setattr(memory, name, value)
-    fields = [*changes.keys(), "updated_at"]
+    fields = list(changes)
     if "category" in changes or "business_line" in changes:
         # A person moved it: the category tree follows the new label.
         before = memory.category_node_id
@@ -302,8 +371,7 @@ def governed_edit(*, memory: Memory, changes: dict[str, Any], authority: Authori
             kind=memory.kind,
         ).node
         fields.append("category_node")
-    memory.full_clean(exclude=["embedding", "content_hash", "supersedes"])
-    memory.save(update_fields=fields)
+    storage.memory_save_fields(memory=memory, fields=fields)
     if "category_node" in fields:
         category_refresh({n for n in (before, memory.category_node_id) if n})
     return memory

@@ -93,12 +93,21 @@ def test_export_then_import_is_lossless(make_memory, django_capture_on_commit_ca
     signal = make_memory(
         "双十二大促CPM上涨25%", layer="L3", source="tool", expires_at=now + timedelta(hours=5), observed_at=now - timedelta(hours=1)
     )
-    archived = make_memory("Broad match without negatives wasted 25% of budget", advertiser="brand_C")
+    archived = make_memory(
+        "brand_A Broad match without negatives wasted 25% of budget",
+        advertiser="brand_A",
+        importance=8,
+        created_at=now - timedelta(days=40),
+    )
+    Memory.objects.filter(pk=archived.pk).update(access_count=3)
     memory_set_status(memory=archived, status=Status.ARCHIVED)
     memory_reinforce(memory=v3)
-    template = make_memory("冷启动出价模板：阶段一保守出价", layer="L4", importance=8)
+    # The template's sources are mature by their recorded fields, and in its own scope.
+    template = make_memory("冷启动出价模板：阶段一保守出价", layer="L4", importance=8, advertiser="brand_A")
     template.derived_from.set([v3.pk, archived.pk])
-    Memory.objects.filter(pk=v3.pk).update(access_count=4, last_accessed_at=now - timedelta(minutes=3))
+    Memory.objects.filter(pk=v3.pk).update(
+        access_count=4, last_accessed_at=now - timedelta(minutes=3), importance=7.5, created_at=now - timedelta(days=20)
+    )
 
     exported = _export()
     assert [row["id"] for row in exported] == sorted(row["id"] for row in exported)
