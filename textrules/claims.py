@@ -367,10 +367,6 @@ POSITIVE = _rx(
     r"(?<!不)适合|(?<!不)适用|(?<![无没])有效|效果好|可以用|允许|推荐",
     r"\bworks?(?: well)?\b|\beffective\b|\bsuitable\b|\ballowed\b|\bperform(?:s|ed)? well\b|\bgood fit\b",
 )
-NEGATIVE = _rx(
-    r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
-    r"\bnot (?:suitable|effective|allowed|a good fit)\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
-)
 
 QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么嘛]\s*[?？。.!！]*\s*$")
 # Asking forms that stay questions without a question mark. Words that also open a
@@ -831,7 +827,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         levers |= {Lever.CHANNEL}
     up, down = s.hits(UP, text), s.hits(DOWN, text)
     on, off = s.hits(SWITCH_ON, text), s.hits(SWITCH_OFF, text)
-    negative = s.hits(NEGATIVE, text)
+    negative = s.hits(s.NEGATION, text)
     quantities = _quantities(text)
     metrics = _names(_METRIC_RX, text)
     if not levers:

@@ -547,23 +547,17 @@ INJECTION = _rx(
     r"写入\s*L[1-4]",
     r"\boverride\b.{0,20}\b(?:rule|policy)",
 )
-NEGATION = _rx(
-    r"避开",
-    r"避免",
-    r"\bavoid\b",
-    r"不要",
-    r"不能",
-    r"不得",
-    r"禁止",
-    r"别",
-    r"停止",
-    r"不再",
-    r"没有",
-    r"\bnot\b",
-    r"\bnever\b",
-    r"\bdon'?t\b",
-    r"\bno longer\b",
-    r"\bstop\b",
+# What says no, not or never about a statement's lever, in both languages: the one list
+# (textrules.claims reads a claim's polarity with it). ASCII word edges, so "don't" next to
+# Chinese characters still counts.
+NEGATION = re.compile(
+    "|".join(
+        (
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
+            r"\bnot (?:suitable|effective|allowed|a good fit)\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
+        )
+    ),
+    re.IGNORECASE | re.ASCII,
 )
 # A minus sign only after a space or the start: "8点-11点" and "3-5天" are ranges, not -11 and -5.
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
@@ -656,10 +650,6 @@ def cycle_count(text: str) -> int:
 def is_chitchat(text: str) -> bool:
     """Greetings, thanks and acknowledgements only, however many: nothing to remember or recall."""
     return has(GREETING, text)
-
-
-def negation_count(text: str) -> int:
-    return len(hits(NEGATION, text))
 
 
 @dataclass(frozen=True)
