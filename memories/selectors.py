@@ -153,20 +153,7 @@ def memory_history(*, memory: Memory, advertisers: tuple[str, ...] | None) -> li
     oldest first. `advertisers=None` is the operator's view; otherwise a version of another
     advertiser is left out, so a chain that crossed scopes (an old trusted import could
     make one) never shows one tenant's words to another."""
-    root = memory
-    seen = {memory.pk}
-    while root.supersedes_id is not None and root.supersedes_id not in seen:
-        seen.add(root.supersedes_id)
-        root = Memory.objects.get(pk=root.supersedes_id)
-    chain = [root]
-    while True:
-        nxt = Memory.objects.filter(supersedes_id=chain[-1].pk).first()
-        if nxt is None or nxt.pk in {m.pk for m in chain}:
-            break
-        chain.append(nxt)
-    if advertisers is None:
-        return chain
-    return [m for m in chain if m.advertiser is None or m.advertiser in advertisers]
+    return [version for version in _version_chain(memory) if _readable(version, advertisers)]
 
 
 def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[str, Any]:
