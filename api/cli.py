@@ -20,6 +20,7 @@ def _token_args(parser) -> None:
     scope.add_argument("--advertisers", help="comma-separated advertisers it may read and write, e.g. brand_A,brand_B")
     scope.add_argument("--all", action="store_true", help="every advertiser, and global memories (operator tokens)")
     create.add_argument("--can-review", action="store_true", help="may approve/reject review items through the API")
+    create.add_argument("--can-erase", action="store_true", help="may erase memories in its scope (DELETE /api/v1/memories/{id})")
     create.add_argument(
         "--trusted-sources",
         default="",
@@ -42,6 +43,7 @@ def _token_dict(token) -> dict[str, Any]:
         "advertisers": None if token.all_advertisers else list(token.advertisers),
         "all_advertisers": token.all_advertisers,
         "can_review": token.can_review,
+        "can_erase": token.can_erase,
         "trusted_sources": list(token.trusted_sources or []),
         "revoked": token.revoked,
         "created_at": iso_local(token.created_at),
@@ -62,6 +64,7 @@ def _token_run(args) -> dict[str, Any]:
             advertisers=advertisers,
             all_advertisers=bool(args.all),
             can_review=args.can_review,
+            can_erase=args.can_erase,
             trusted_sources=[x for x in args.trusted_sources.split(",") if x.strip()],
             created_by_name="cli",
         )

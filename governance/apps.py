@@ -15,6 +15,10 @@ class GovernanceConfig(AppConfig):
 
         register_hooks_factory(_gateway_deep_hooks)
 
+        from governance.safety_net import connect
+
+        connect()
+
 
 def _gateway_deep_hooks():
     from governance.search_hooks import gateway_deep_hooks

@@ -7,6 +7,13 @@ from collections.abc import Sequence
 
 from memories.entity_vocabulary import Mention
 from memories.models import Entity, Memory, MemoryEntity, Relation
+from textrules.safety import scan_text
+
+
+def _nameable(mention: Mention) -> bool:
+    """A name that holds a credential or personal data is never made an entity (an LLM
+    linker may quote one back from a text); the memory simply has no link to it."""
+    return not scan_text(mention.name)
 
 
 def memory_entities_replace(
@@ -15,6 +22,8 @@ def memory_entities_replace(
     """Make `links` ((mention, origin) pairs) and `triples` ((subject, predicate, object,
     origin)) the memory's entity links; the previous ones go. Returns the number of linked
     entities. Runs inside the caller's transaction."""
+    links = [(m, origin) for m, origin in links if _nameable(m)]
+    triples = [t for t in triples if _nameable(t[0]) and _nameable(t[2])]
     entities = entities_for([*(m for m, _ in links), *(m for s, _, o, _ in triples for m in (s, o))])
     MemoryEntity.objects.filter(memory=memory).delete()
     Relation.objects.filter(memory=memory).delete()
@@ -63,6 +72,8 @@ def memories_entities_add(*, links: Sequence[tuple[int, Mention, str]], triples:
     """Bulk form for memories that have no links yet (a trusted import, a backfill):
     (memory id, mention, origin) links and (memory id, subject, predicate, object, origin)
     triples. Returns the number of links written."""
+    links = [link for link in links if _nameable(link[1])]
+    triples = [t for t in triples if _nameable(t[1]) and _nameable(t[3])]
     entities = entities_for([*(m for _, m, _ in links), *(m for _, s, _, o, _ in triples for m in (s, o))])
     link_rows = {(mid, m): origin for mid, m, origin in links}
     MemoryEntity.objects.bulk_create(

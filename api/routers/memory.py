@@ -13,6 +13,8 @@ from api.recall import RecallSkip, query_from_messages, recall_choice, render_bl
 from api.routers.common import COMMON_ERRORS, MAX_ID, request_token
 from api.schemas import (
     AS_OF_HELP,
+    EraseIn,
+    EraseOut,
     ErrorOut,
     MemoryDetailOut,
     RecallIn,
@@ -94,6 +96,23 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: d
         **memory_dict(memory),
         "history": [memory_dict(m) for m in memory_history(memory=memory, advertisers=request_token(request).scope)],
     }
+
+
+@router.delete(
+    "/memories/{memory_id}",
+    response={200: EraseOut, 404: ErrorOut, **COMMON_ERRORS},
+    tags=["memory"],
+    summary="Erase a memory's words (all versions) from every table, leaving a tombstone",
+)
+def memory_erase(request, payload: EraseIn, memory_id: int = Path(..., ge=1, le=MAX_ID)):
+    from governance.write.erase import memory_erase as erase
+
+    token = request_token(request)
+    if not token.can_erase:
+        raise HttpError(403, "this token may not erase memories (an operator grants the erase right)")
+    result = erase(memory_id=memory_id, reason=payload.reason, actor=token.actor, advertisers=token.scope).as_dict()
+    asked = next(t for t in result["tombstones"] if t["memory_id"] == memory_id)
+    return {"erased": result["erased"], "tombstone": asked, "tombstones": result["tombstones"]}
 
 
 @router.post(

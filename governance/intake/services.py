@@ -31,13 +31,14 @@ from governance.funnel.rules import claim_turns
 from governance.funnel.types import Decision, StageOutcome
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.reasons import reason_columns, row_reasons
+from governance.write.erase import tombstone_refuse
 from judges.config import get_judge, get_provider
 from lingix_config import config
 from memories.constants import LAYER_CODES, Source
 from memories.exceptions import InvalidInput
 from memories.locks import memory_write_lock
 from memories.metrics_registry import record_decision
-from textrules.safety import redact, scan_data, scan_text
+from textrules.safety import Findings, redact, refuse_secret_code, scan_data, scan_text, scan_turns
 
 __all__ = [
     "Decision",
@@ -95,6 +96,13 @@ def _short(name: str, value: str | None, limit: int) -> str | None:
     if len(value) > limit:
         raise InputTooLarge(f"{name} is longer than {limit} characters")
     return value
+
+
+def _code(name: str, value: str | None, limit: int) -> str | None:
+    """A short identifier that is stored and echoed as given (advertiser, business line,
+    idempotency key, session id): one holding a credential is refused, since redacting
+    it would make it another identifier."""
+    return refuse_secret_code(_short(name, value, limit), field_name=name)
 
 
 def _clean_text(name: str, text: Any, *, required: bool) -> str:
@@ -184,11 +192,13 @@ def event_submit(
     pipeline: list | None = None,
     turns: list[dict[str, Any]] | None = None,
     session_id: str | None = None,
+    findings: Findings | None = None,
 ) -> Decision:
     """Run one already-validated event through the funnel. `pipeline` is the seam for
     tests and experiments; callers normally leave it alone. `turns` (role-tagged, with
     their index in the conversation) are what the memory is about: the attribution rules
-    read them and the event keeps them, redacted, as the memory's source."""
+    read them and the event keeps them, redacted, as the memory's source. `findings` are
+    what an earlier scan of the same input already cut out (a conversation's joined view)."""
     found = _existing(actor, idempotency_key)
     if found is not None and found.action:
         return decision_for_event(found, replayed=True)
@@ -196,7 +206,9 @@ def event_submit(
     # Credentials are cut out and personal data masked before anything is stored or shown to a judge.
     text_scan, summary_scan, content_scan = scan_text(raw_text), scan_text(summary), scan_text(content)
     clean_data, data_findings = scan_data(data or {})
-    findings = text_scan + summary_scan + content_scan + data_findings
+    findings = text_scan + summary_scan + content_scan + data_findings + (findings or Findings())
+    # Erased words are not stored again: refused before the event row exists.
+    tombstone_refuse(texts=(content_scan.text, text_scan.text), advertiser=advertiser)
 
     provider = get_provider()
     judge = get_judge(provider)
@@ -297,10 +309,14 @@ def event_ingest(
     then the funnel. With messages, attribution comes from the roles, not from `source`,
     and the event keeps the turns (and `session_id`) the memory came from."""
     turns: list[dict[str, str]] = []
+    joined_findings = Findings()
     if messages is not None:
         if text:
             raise InvalidInput("give either text or messages, not both")
         conversation = _clean_messages(messages)
+        # The joined view first: a key split across two turns leaves each turn its half.
+        contents, joined_findings = scan_turns([t["content"] for t in conversation], roles=[t["role"] for t in conversation])
+        conversation = [{**t, "content": c} for t, c in zip(conversation, contents, strict=True)]
         turns = claim_turns(conversation)
         text = "\n".join(t["content"] for t in turns)
         raw = "\n".join(f"{t['role']}: {t['content']}" for t in conversation)
@@ -312,15 +328,16 @@ def event_ingest(
         kind=EventKind.INGEST,
         content=text,
         raw_text=raw,
-        advertiser=_short("advertiser", advertiser, 64) or None,
+        advertiser=_code("advertiser", advertiser, 64) or None,
         source=_clean_source(source),
         layer=_clean_layer(layer),
-        idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
+        idempotency_key=_code("idempotency_key", idempotency_key, 128) or None,
         actor=_short("actor", actor, 128) or "",
-        business_line=_short("business_line", business_line, 64) or "",
+        business_line=_code("business_line", business_line, 64) or "",
         pipeline=pipeline,
         turns=turns,
-        session_id=_short("session_id", session_id, 200) or None,
+        session_id=_code("session_id", session_id, 200) or None,
+        findings=joined_findings,
     )
 
 
@@ -352,11 +369,11 @@ def event_trigger(
         summary=summary,
         data=data,
         event_type=event_type,
-        advertiser=_short("advertiser", advertiser, 64) or None,
+        advertiser=_code("advertiser", advertiser, 64) or None,
         source=_clean_source(source),
         layer=_clean_layer(layer),
-        idempotency_key=_short("idempotency_key", idempotency_key, 128) or None,
+        idempotency_key=_code("idempotency_key", idempotency_key, 128) or None,
         actor=_short("actor", actor, 128) or "",
-        business_line=_short("business_line", business_line, 64) or "",
+        business_line=_code("business_line", business_line, 64) or "",
         pipeline=pipeline,
     )

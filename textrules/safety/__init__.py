@@ -4,6 +4,8 @@
     scan_data(value) -> (clean value, Findings)            # JSON values, keys included
     redact(text) -> str                                    # just the safe text
     refuse_credentials(value, where=) -> value             # trusted writes: masked, or CredentialRefused
+    scan_turns(texts) -> (clean texts, Findings)           # a conversation, its joined view included
+    refuse_secret_code(value, field_name=) -> value        # codes and keys: unchanged, or SecretInCode
 
 A credential is cut out (`[REDACTED:kind]`); personal data is masked down to its last
 four characters. Findings name kinds, never values."""
@@ -13,10 +15,25 @@ from textrules.safety.scan import (
     CredentialRefused,
     Findings,
     Scan,
+    SecretInCode,
     redact,
     refuse_credentials,
+    refuse_secret_code,
     scan_data,
     scan_text,
+    scan_turns,
 )
 
-__all__ = ["REDACTED", "CredentialRefused", "Findings", "Scan", "redact", "refuse_credentials", "scan_data", "scan_text"]
+__all__ = [
+    "REDACTED",
+    "CredentialRefused",
+    "Findings",
+    "Scan",
+    "SecretInCode",
+    "redact",
+    "refuse_credentials",
+    "refuse_secret_code",
+    "scan_data",
+    "scan_text",
+    "scan_turns",
+]

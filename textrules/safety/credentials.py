@@ -20,8 +20,9 @@ from detect_secrets.plugins.base import BasePlugin
 from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString, HexHighEntropyString
 from detect_secrets.plugins.keyword import CONFIG_DENYLIST_REGEX_TO_GROUP, KeywordDetector
 
-from textrules.safety.extra_detectors import EXTRA_DETECTORS
-from textrules.safety.normalise import INVISIBLE, View, decoded_blobs, folded, joined
+from textrules.safety.extra_detectors import EXTRA_DETECTORS, configured_detectors
+from textrules.safety.names import CHINESE_SECRET_WORDS, is_secret_name
+from textrules.safety.normalise import INVISIBLE, View, decoded_blobs, folded, joined, percent_decoded
 
 # Entropy limits, measured on the demo memories and the benign corpus (tests/data): ad-ops
 # words, snake_case plan ids and URL parameters stay under them; random keys of 24+
@@ -33,16 +34,29 @@ MIN_ENTROPY_LENGTH = 24
 # glued-together words that happen to start with a vendor prefix are not taken for one.
 JOINED_MIN_ENTROPY = 3.8
 # Hex strings of these lengths are digests (md5, sha1, sha256): this service writes
-# such hashes into its own rows, and a hash is not a credential.
+# such hashes into its own rows, and a hash is not a credential. Unless a secret word
+# stands just before it (AppSecret, 密钥, token …): then any hex run of CONTEXT_HEX_MIN or
+# more characters is taken, whatever its length.
 DIGEST_LENGTHS = frozenset({32, 40, 64})
+CONTEXT_HEX_MIN = 16
+CONTEXT_HEX_ENTROPY = 2.5
+# How far before a value a secret word still names it (characters of the folded text).
+CONTEXT_WINDOW = 40
 MAX_DECODE_DEPTH = 2
 
 # Detectors run by their own rules below, or that find things that are not credentials.
 _DRIVEN_APART = {"Base64 High Entropy String", "Hex High Entropy String", "Secret Keyword", "Public IP (ipv4)"}
 _BASE64_TOKEN = re.compile(rf"[A-Za-z0-9+/=_\-]{{{MIN_ENTROPY_LENGTH},}}")
-_HEX_TOKEN = re.compile(rf"(?<![A-Za-z0-9])[0-9a-fA-F]{{{MIN_ENTROPY_LENGTH},}}(?![A-Za-z0-9])")
 _PRIVATE_KEY_BLOCK = re.compile(r"-----BEGIN[A-Z ]*-----[\s\S]*?(?:-----END[A-Z ]*-----|\Z)|PuTTY-User-Key-File-[\s\S]*")
 _KEYWORD_SEGMENT = re.compile(r"[\n,;，。；]")
+_HEX_ANY = re.compile(rf"(?<![A-Za-z0-9])[0-9a-fA-F]{{{CONTEXT_HEX_MIN},}}(?![A-Za-z0-9])")
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_\-.][A-Za-z0-9]+)*")
+# `dbPassword=…`, `appsecret: …`, `reportApiSecret 是 …`: a named value in running text.
+_NAMED_VALUE = re.compile(
+    r"(?<![A-Za-z0-9_\-.])([A-Za-z][A-Za-z0-9_\-.]{1,48})[\"'”’」]?\s*(?:[:=：]|是|为|\bis\b)\s*[\"'“‘「]?"
+    r"([A-Za-z0-9!#$%&()*+\-./:;<=>?@\[\]^_{|}~]{4,})"
+)
+_CONTEXT_WORDS = re.compile("|".join(CHINESE_SECRET_WORDS))
 # What a credential is written in; a finding is widened to the whole run of these around it,
 # so a key longer than a detector's fixed-length pattern leaves no tail behind.
 _RUN_CHARS = frozenset(string.ascii_letters + string.digits + "_-+/=.~:@%!#$&*?^|")
@@ -68,6 +82,20 @@ def detectors() -> tuple[BasePlugin, ...]:
     return shipped + EXTRA_DETECTORS
 
 
+def secret_context(text: str, start: int) -> bool:
+    """Does a secret word (AppSecret, api_key, 密钥, token …) stand within CONTEXT_WINDOW
+    characters before `start`?"""
+    window = text[max(0, start - CONTEXT_WINDOW) : start]
+    if _CONTEXT_WORDS.search(window):
+        return True
+    return any(_names_secret(m.group(0)) for m in _IDENTIFIER.finditer(window))
+
+
+def _names_secret(identifier: str) -> bool:
+    # A bare 'key' or 'secret' in a sentence ('key AK…', 'secret 3f9a…') names the value too.
+    return identifier.lower() in {"key", "secret", "secrets"} or is_secret_name(identifier)
+
+
 _KEYWORD = KeywordDetector()
 _BASE64 = Base64HighEntropyString(limit=BASE64_LIMIT)
 _HEX = HexHighEntropyString(limit=HEX_LIMIT)
@@ -89,6 +117,10 @@ def find_credentials(text: str, *, depth: int = 0) -> list[Finding]:
             crossed = any(c.isspace() for c in text[o_start:o_end])
             if crossed and _BASE64.calculate_shannon_entropy(value) >= JOINED_MIN_ENTROPY:
                 found.append(_widen(text, glued, kind, start, end))
+    percent = percent_decoded(view)
+    if percent.text != view.text:
+        for kind, start, end in _scan_view(percent.text):
+            found.append(_widen(text, percent, kind, start, end))
     if depth < MAX_DECODE_DEPTH:
         for start, end, decoded in decoded_blobs(view.text):
             inner = find_credentials(decoded, depth=depth + 1)
@@ -100,12 +132,28 @@ def find_credentials(text: str, *, depth: int = 0) -> list[Finding]:
 
 
 def _scan_view(text: str) -> list[tuple[str, int, int]]:
-    return _scan_patterns(text) + _scan_keywords(text) + _scan_entropy(text)
+    return _scan_patterns(text) + _scan_keywords(text) + _scan_named(text) + _scan_entropy(text)
+
+
+def _scan_named(text: str) -> list[tuple[str, int, int]]:
+    """A value given to a secret-named identifier in running text, whatever the spelling
+    of the name (camelCase, run together): the library's keyword list misses most."""
+    hits = []
+    for match in _NAMED_VALUE.finditer(text):
+        name, value = match.group(1), match.group(2).rstrip(".,;:)]}")
+        if len(value) < 4 or not is_secret_name(name) or heuristic.is_templated_secret(value) or value.startswith("$"):
+            continue
+        if name.lower() == "token" and text[match.end(1) : match.start(2)] == ":":
+            continue  # `token:agent-x` is this service's actor notation, not an assignment
+        if value.upper().startswith("[REDACTED") or set(value) <= set("*x.X-_"):
+            continue
+        hits.append(("secret_keyword", match.start(2), match.start(2) + len(value)))
+    return hits
 
 
 def _scan_patterns(text: str) -> list[tuple[str, int, int]]:
     hits = []
-    for detector in detectors():
+    for detector in detectors() + configured_detectors():
         kind = kind_of(detector.secret_type)
         for value in set(detector.analyze_string(text)):
             if kind == "secret_keyword" and not _plausible_value(value):
@@ -128,12 +176,20 @@ def _scan_keywords(text: str) -> list[tuple[str, int, int]]:
 
 def _scan_entropy(text: str) -> list[tuple[str, int, int]]:
     hits = []
-    for match in _HEX_TOKEN.finditer(text):
+    kind = kind_of(_HEX.secret_type)
+    for match in _HEX_ANY.finditer(text):
         value = match.group(0)
-        if len(value) in DIGEST_LENGTHS or value.isdigit() or _filtered(value, text):
+        if value.isdigit() or value.isalpha():
+            continue
+        if secret_context(text, match.start()):
+            # Named as a secret: its length says nothing, a digest-long AppSecret included.
+            if _HEX.calculate_shannon_entropy(value) > CONTEXT_HEX_ENTROPY and not heuristic.is_sequential_string(value):
+                hits.append((kind, match.start(), match.end()))
+            continue
+        if len(value) < MIN_ENTROPY_LENGTH or len(value) in DIGEST_LENGTHS or _filtered(value, text):
             continue
         if _HEX.calculate_shannon_entropy(value) > HEX_LIMIT:
-            hits.append((kind_of(_HEX.secret_type), match.start(), match.end()))
+            hits.append((kind, match.start(), match.end()))
     for match in _BASE64_TOKEN.finditer(text):
         value = match.group(0).strip("=-_")
         if len(value) < MIN_ENTROPY_LENGTH or _filtered(value, text) or not _mixed_case_and_digits(value):

@@ -76,6 +76,45 @@ def joined(view: View) -> View:
     return View("".join(chars), tuple(origin))
 
 
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def percent_decoded(view: View) -> View:
+    """`view` with percent-escapes decoded (a token pasted from a URL: sk%5Flive%5F…,
+    or %E5%AF%86%E7%A0%81 for 密码). Each decoded character maps back to the first escape
+    it came from; an escape run that is not UTF-8 stays as it is."""
+    text = view.text
+    if "%" not in text:
+        return view
+    chars: list[str] = []
+    origin: list[int] = []
+    at = 0
+    for match in _PERCENT_RUN.finditer(text):
+        chars.extend(text[at : match.start()])
+        origin.extend(view.origin[at : match.start()])
+        run = match.group(0)
+        try:
+            decoded = bytes.fromhex(run.replace("%", "")).decode("utf-8")
+        except UnicodeDecodeError:
+            decoded = None
+        if decoded is None or any(c in INVISIBLE for c in decoded):
+            chars.extend(run)
+            origin.extend(view.origin[match.start() : match.end()])
+        else:
+            # Every decoded character points at the escapes it came from, in order: the
+            # span of a finding then covers them all.
+            width = len(run) / max(len(decoded), 1)
+            for i, ch in enumerate(decoded):
+                chars.append(ch)
+                origin.append(view.origin[match.start() + int(i * width)])
+            # The last decoded character also owns the rest of the run.
+            origin[-1] = view.origin[match.end() - 1]
+        at = match.end()
+    chars.extend(text[at:])
+    origin.extend(view.origin[at:])
+    return View("".join(chars), tuple(origin))
+
+
 def decoded_blobs(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) for each run in `text` that is base64 of readable
     UTF-8 text; random keys and ordinary words do not decode to text."""

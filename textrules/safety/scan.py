@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from textrules.errors import InvalidInput
 from textrules.safety.credentials import find_credentials
+from textrules.safety.names import is_secret_name
 from textrules.safety.normalise import folded
 from textrules.safety.personal import find_personal
 
@@ -17,13 +18,6 @@ T = TypeVar("T")
 REDACTED = "[REDACTED:{kind}]"
 # Kinds that say only "looks secret"; a vendor's name is the better label for a cut.
 GENERIC_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string", "secret_keyword", "base64_wrapped"})
-# A JSON key under which any non-empty string is a secret, whatever it looks like
-# (the key words of detect-secrets' keyword rule, plus tokens and their Chinese names).
-_SECRET_KEY = re.compile(
-    r"(?i)^(?:.*[_\-\s])?(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key|private_?key"
-    r"|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd|secret|client_?secret|access_?token"
-    r"|auth_?token|refresh_?token|token|bearer|credentials?|cookie)$|密码|口令|密钥|秘钥|私钥|令牌"
-)
 
 
 @dataclass(frozen=True)
@@ -76,11 +70,13 @@ def redact(text: str) -> str:
 
 
 def scan_data(value: Any) -> tuple[Any, Findings]:
-    """A JSON value with every string scanned, keys included; a string under a
-    secret-sounding key (password, token, 密码…) is redacted whatever it holds."""
+    """A JSON value with every string scanned, keys included. Everything under a
+    secret-named key (password, dbPassword, appsecret, 密码 …; textrules.safety.names), at
+    any depth and whatever it holds, a number included, is redacted."""
     found = Findings()
+    cut = REDACTED.format(kind="secret_keyword")
 
-    def walk(item: Any, key: str = "") -> Any:
+    def walk(item: Any, secret: bool = False) -> Any:
         nonlocal found
         if isinstance(item, dict):
             out: dict[Any, Any] = {}
@@ -92,14 +88,16 @@ def scan_data(value: Any) -> tuple[Any, Findings]:
                     clean_key = scanned.text
                     while clean_key in out:
                         clean_key += "_"
-                out[clean_key] = walk(v, k if isinstance(k, str) else "")
+                out[clean_key] = walk(v, secret or (isinstance(k, str) and is_secret_name(k)))
             return out
         if isinstance(item, (list, tuple)):
-            return [walk(v, key) for v in item]
+            return [walk(v, secret) for v in item]
+        if secret and not isinstance(item, bool) and isinstance(item, (str, int, float)):
+            if item == "" or (isinstance(item, str) and item.startswith("[REDACTED:")):
+                return item
+            found += Findings(credentials=("secret_keyword",))
+            return cut
         if isinstance(item, str):
-            if item and _SECRET_KEY.search(key) and not item.startswith("[REDACTED:"):
-                found += Findings(credentials=("secret_keyword",))
-                return REDACTED.format(kind="secret_keyword")
             scanned = scan_text(item)
             found += scanned
             return scanned.text
@@ -160,3 +158,64 @@ def refuse_credentials(value: T, *, where: str = "") -> T:
     if found.credentials:
         raise CredentialRefused(found.credentials, where=where)
     return clean  # type: ignore[return-value]
+
+
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]{6,}")
+
+
+def scan_turns(texts: list[str], *, roles: list[str] | None = None) -> tuple[list[str], Findings]:
+    """Each turn of a conversation scanned, and the joined view of each two turns in a row:
+    a key typed in two halves ('前半段 sk-proj-Ab12…' then 'Cd34… 是后半段') is one
+    credential once the last token of a turn meets the first token of the next, and each
+    turn loses its half. With `roles`, the user turns are also paired among themselves, so
+    an assistant turn between the halves does not hide them."""
+    cuts: list[list[tuple[int, int, str]]] = [[] for _ in texts]
+    orders = [list(range(len(texts)))]
+    if roles is not None:
+        orders.append([i for i, role in enumerate(roles) if role == "user"])
+    kinds: set[str] = set()
+    for order in orders:
+        for i, j in zip(order, order[1:], strict=False):
+            first = list(_TOKEN_RUN.finditer(texts[i]))
+            second = _TOKEN_RUN.search(texts[j])
+            if not first or second is None:
+                continue
+            head = texts[i][: first[-1].end()]
+            probe = head + second.group(0)
+            crossing = [f for f in find_credentials(probe) if f.start < len(head) < f.end]
+            if crossing:
+                kind = crossing[0].kind
+                kinds.update(f.kind for f in crossing)
+                cuts[i].append((first[-1].start(), first[-1].end(), kind))
+                cuts[j].append((second.start(), second.end(), kind))
+    out: list[str] = []
+    found = Findings(credentials=tuple(sorted(kinds)))
+    for text, spans in zip(texts, cuts, strict=True):
+        cut = _replace(text, [(s, e, REDACTED.format(kind=k)) for s, e, k in _merge(spans)])
+        scanned = scan_text(cut)
+        found += scanned
+        out.append(scanned.text)
+    return out, found
+
+
+_ENTROPY_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string"})
+
+
+class SecretInCode(InvalidInput):
+    """An identifier (an advertiser or category code, an idempotency key, a session id)
+    that holds a credential or personal data: refused, since a code cannot be redacted
+    without becoming another code."""
+
+
+def refuse_secret_code(value: str | None, *, field_name: str) -> str | None:
+    """`value` unchanged, or SecretInCode naming the field and the kinds found. Random
+    identifiers are normal here (idempotency keys, session ids), so only a named shape
+    counts, not high entropy alone."""
+    if not value:
+        return value
+    scanned = scan_text(value)
+    specific = tuple(k for k in scanned.credentials if k not in _ENTROPY_KINDS)
+    if specific or scanned.personal:
+        kinds = ", ".join(specific + scanned.personal)
+        raise SecretInCode(f"{field_name} looks like a credential or personal data ({kinds}); use a plain code")
+    return value

@@ -25,6 +25,7 @@ from governance.knowledge.distill.transcript import Transcript, Turn, transcript
 from governance.models import DistillRun
 from judges.config import get_provider
 from memories.exceptions import DomainError, InvalidInput
+from textrules.safety import refuse_secret_code
 
 MAX_SESSION_ID = 200
 
@@ -35,7 +36,8 @@ def _session(session_id: Any) -> str:
     value = session_id.strip()
     if len(value) > MAX_SESSION_ID:
         raise InputTooLarge(f"session_id is longer than {MAX_SESSION_ID} characters")
-    return value
+    # Stored on every event and run, and echoed by /memories/{id}/source: never a credential.
+    return refuse_secret_code(value, field_name="session_id") or value
 
 
 def transcript_read(*, messages: Any = None, jsonl: str | None = None) -> Transcript:
