@@ -25,6 +25,11 @@ class ApiToken(models.Model):
         default=False,
         help_text=_("Approve or reject review items through the API. Off by default: an agent should not clear its own queue."),
     )
+    can_erase = models.BooleanField(
+        _("may erase memories"),
+        default=False,
+        help_text=_("DELETE /api/v1/memories/{id}: remove a memory's words for good, leaving a tombstone. Granted by an operator only."),
+    )
     trusted_sources = models.JSONField(
         _("trusted sources"),
         default=list,

@@ -258,6 +258,31 @@ class ReviewListOut(Schema):
     items: list[ReviewItemOut]
 
 
+class EraseIn(StrictIn):
+    reason: Annotated[NonBlank, Field(max_length=500)] = Field(
+        ..., description="why the memory is erased (a client's request, a secret found); kept on the tombstone"
+    )
+
+
+class TombstoneOut(Schema):
+    id: int
+    memory_id: int = Field(..., description="the erased memory (one tombstone per version)")
+    erased_with: int = Field(..., description="the memory id the erase was asked for")
+    layer: str
+    advertiser: str | None
+    version: int
+    erased_by: str
+    erased_at: str
+    reason: str
+    content_hash: str = Field(..., description="sha256 of the erased words, normalised: the same text sent again is refused")
+
+
+class EraseOut(Schema):
+    erased: int = Field(..., description="memory rows erased (every version)")
+    tombstone: TombstoneOut = Field(..., description="the tombstone of the memory asked for")
+    tombstones: list[TombstoneOut]
+
+
 class ReviewDecisionIn(StrictIn):
     note: Annotated[Text, Field(max_length=2000)] = ""
     decision_correct: bool | None = Field(None, description="was the automatic decision right? (feeds guard metrics)")

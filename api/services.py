@@ -62,6 +62,7 @@ def api_token_create(
     can_review: bool = False,
     trusted_sources: list[str] | tuple[str, ...] = (),
     created_by=None,
+    can_erase: bool = False,
     created_by_name: str = "",
 ) -> tuple[ApiToken, str]:
     """Create a token and return it with its secret. The secret is not stored and
@@ -95,6 +96,7 @@ def api_token_create(
         advertisers=scope,
         all_advertisers=all_advertisers,
         can_review=can_review,
+        can_erase=can_erase,
         trusted_sources=grants,
         created_by=created_by,
         created_by_name=creator,
@@ -103,7 +105,14 @@ def api_token_create(
         event_type=AuditEvent.API_TOKEN_CREATED,
         actor=creator or "cli",
         target=token,
-        extra={"name": name, "advertisers": scope, "all_advertisers": all_advertisers, "can_review": can_review, "trusted_sources": grants},
+        extra={
+            "name": name,
+            "advertisers": scope,
+            "all_advertisers": all_advertisers,
+            "can_review": can_review,
+            "can_erase": can_erase,
+            "trusted_sources": grants,
+        },
     )
     return token, raw
 

@@ -208,3 +208,46 @@ class Relation(models.Model):
 
     def __str__(self) -> str:
         return f"({self.subject.name}, {self.predicate}, {self.object.name}) #{self.memory_id}"
+
+
+class Tombstone(models.Model):
+    """What is left of an erased memory (one row per version): which memory it was, whose,
+    who erased it, when and why, and a hash of its words, so the same text is refused if
+    someone sends it again (governance.write.erase). The words themselves are gone."""
+
+    memory_id = models.BigIntegerField(_("erased memory id"), db_index=True)
+    erased_with = models.BigIntegerField(
+        _("erase request"), help_text=_("The memory id the erase was asked for; every version of it shares this.")
+    )
+    layer = models.CharField(_("layer"), max_length=2, choices=Layer.choices)
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True, db_index=True)
+    version = models.PositiveIntegerField(_("version"), default=1)
+    erased_by = models.CharField(_("erased by"), max_length=150)
+    reason = models.TextField(_("reason"))
+    content_hash = models.CharField(_("content hash"), max_length=64, help_text=_("sha256 of the normalised words (memories.hashing)."))
+    erased_at = models.DateTimeField(_("erased at"), default=timezone.now, db_index=True)
+
+    class Meta:
+        verbose_name = _("tombstone")
+        verbose_name_plural = _("tombstones")
+        ordering = ["-erased_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"tombstone #{self.pk}: {self.layer} memory #{self.memory_id} ({self.advertiser or 'global'})"
+
+
+class TombstoneHash(models.Model):
+    """One hash of erased words: a version's content, or the raw text of an event it came
+    from. A text whose hash is here is not stored again in the same scope."""
+
+    tombstone = models.ForeignKey(Tombstone, on_delete=models.CASCADE, related_name="hashes")
+    advertiser = models.CharField(_("advertiser"), max_length=64, null=True, blank=True)
+    digest = models.CharField(_("hash"), max_length=64, db_index=True)
+
+    class Meta:
+        verbose_name = _("erased text hash")
+        verbose_name_plural = _("erased text hashes")
+        constraints = [models.UniqueConstraint(fields=["tombstone", "digest"], name="tombstone_hash_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]}… → tombstone #{self.tombstone_id}"

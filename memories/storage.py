@@ -199,3 +199,59 @@ def memory_reinforce(*, memory: Memory) -> Memory:
     Memory.objects.filter(pk=memory.pk).update(reinforcement_count=F("reinforcement_count") + 1, updated_at=timezone.now())
     memory.refresh_from_db()
     return memory
+
+
+# --- erasure (governance.write.erase decides what goes; these remove it) -----------------
+def storage_secure_delete() -> None:
+    """On SQLite, have this connection overwrite deleted content with zeros from now on,
+    so the pages an erase frees keep none of its words. PostgreSQL has no such switch."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA secure_delete = ON")
+
+
+def memories_delete(*, memory_ids: Iterable[int]) -> int:
+    """Delete these memory rows with their version links and derivations; rows that point
+    at them (events, traces, review items) keep a NULL, links and relations go with them.
+    The FTS delete trigger drops their index entries, the search-state trigger bumps the
+    epoch so every process reloads its vectors."""
+    ids = sorted({int(i) for i in memory_ids})
+    if not ids:
+        return 0
+    # A version link is PROTECT: unhook the chain before deleting it.
+    Memory.objects.filter(pk__in=ids).update(supersedes=None)
+    Memory.derived_from.through.objects.filter(from_memory_id__in=ids).delete()
+    Memory.derived_from.through.objects.filter(to_memory_id__in=ids).delete()
+    deleted, _ = Memory.objects.filter(pk__in=ids).delete()
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            # FTS5 marks a deleted row in a new segment; merging all segments drops the old
+            # entries for real (and, with secure_delete, zeroes the pages they were on).
+            cursor.execute("INSERT INTO memories_memory_fts(memories_memory_fts) VALUES ('optimize')")
+    return deleted
+
+
+def storage_compact() -> dict[str, Any]:
+    """After an erase has committed, on SQLite: rebuild the file (VACUUM, so no free page
+    or slack space keeps an old copy of a row) and fold the WAL back into it, truncating
+    the WAL file to nothing. Another connection in the middle of a transaction makes
+    either step wait out the busy timeout and report it did not finish; a VACUUM run
+    when the service is quiet completes it. PostgreSQL: nothing here (see
+    docs/erasure.md: VACUUM there does not overwrite the old row versions)."""
+    if connection.vendor != "sqlite":
+        return {"vendor": connection.vendor, "vacuumed": False, "wal_truncated": False}
+    if connection.in_atomic_block:
+        return {"vendor": "sqlite", "vacuumed": False, "wal_truncated": False, "note": "inside a transaction"}
+    out: dict[str, Any] = {"vendor": "sqlite"}
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute("VACUUM")
+            out["vacuumed"] = True
+        except Exception as exc:  # noqa: BLE001 - a busy database is reported, not raised: the words are already gone from every row
+            logger.warning("VACUUM after an erase did not run: %s", exc)
+            out["vacuumed"] = False
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        busy, _, _ = cursor.fetchone()
+        # Not busy: every frame was copied back and the WAL file cut to zero bytes.
+        out["wal_truncated"] = busy == 0
+    return out

@@ -3,9 +3,12 @@ governance.write.admin_edits, which traces and audits it; nothing here updates r
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -26,6 +29,7 @@ from governance.write.admin_edits import (
     memory_admin_set_status,
     memory_can_change,
 )
+from governance.write.erase import memory_erase
 from memories.constants import MemoryKind, Status
 from memories.exceptions import DomainError
 from memories.models import Memory
@@ -51,7 +55,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     list_per_page = 50
     list_select_related = ("category_node",)
     date_hierarchy = "created_at"
-    actions = ("archive_selected", "restore_selected", "reembed_selected")
+    actions = ("archive_selected", "restore_selected", "reembed_selected", "erase_selected")
     readonly_fields = (
         "layer",
         "advertiser",
@@ -264,3 +268,37 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     def reembed_selected(self, request, queryset):
         n = memory_admin_reembed(memories=list(queryset.select_related(None).only("id")), user=request.user)
         self.message_user(request, ngettext("Re-embedded %d memory.", "Re-embedded %d memories.", n) % n, messages.SUCCESS)
+
+    def has_erase_permission(self, request):
+        # Erasing leaves a tombstone: the right to add one is the right to erase.
+        return request.user.has_perm("memories.add_tombstone")
+
+    @admin.action(description=_("Erase selected memories (all versions, leaves a tombstone)…"), permissions=["erase"])
+    def erase_selected(self, request, queryset):
+        form = EraseForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            erased, refused = 0, []
+            for pk in list(queryset.values_list("pk", flat=True)):
+                try:
+                    erased += memory_erase(
+                        memory_id=pk, reason=form.cleaned_data["reason"], actor=f"admin:{request.user.get_username()}"
+                    ).as_dict()["erased"]
+                except DomainError as exc:  # a version already erased with an earlier one in the selection
+                    refused.append(str(exc))
+            self.message_user(request, ngettext("Erased %d memory row.", "Erased %d memory rows.", erased) % erased, messages.SUCCESS)
+            for reason in refused[:10]:
+                self.message_user(request, reason, messages.WARNING)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Erase memories"),
+            "opts": self.model._meta,
+            "memories": list(queryset.defer("embedding")),
+            "form": form if form.is_bound else EraseForm(),
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/memories/memory/erase_confirmation.html", context)
+
+
+class EraseForm(forms.Form):
+    reason = forms.CharField(label=_("reason"), max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 60}))

@@ -18,6 +18,7 @@ from governance.audit import audit_record
 from governance.constants import AuditEvent
 from governance.knowledge.organise import category_node_for, category_refresh, make_abstracts, organise_fields
 from governance.models import LayerPolicy
+from governance.write.erase import ErasedContent, tombstone_refuse
 from governance.write.hard_rules import Authority, WriteOrigin, l2_maturity_gaps, l3_expires_at, layer_refusal
 from governance.write.memory import governed_restore
 from memories.constants import Layer, Status
@@ -200,8 +201,10 @@ def memories_import(
         if fields is not None:
             try:
                 fields = refuse_credentials(fields, where=f"line {number}")
-            except CredentialRefused as exc:
-                errors.append(str(exc))
+                # Erased words are not restored by a file either (an old export, a backup).
+                tombstone_refuse(texts=(fields["content"],), advertiser=fields.get("advertiser"))
+            except (CredentialRefused, ErasedContent) as exc:
+                errors.append(str(exc) if isinstance(exc, CredentialRefused) else f"line {number}: {exc}")
                 continue
             parsed.append((number, fields))
     # Within the file: an id or a superseded memory may appear once (one version chain).

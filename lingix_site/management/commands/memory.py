@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand
 
 from api import cli as api_cli
 from governance.cli import distill as distill_cli
+from governance.cli import erase as erase_cli
 from governance.cli import funnel as funnel_cli
 from governance.cli import importing as import_cli
 from governance.cli import suggestions as suggestions_cli
@@ -27,7 +28,18 @@ from memories.cli.base import CliError, Subcommand, plain_text
 from memories.exceptions import DomainError
 
 # Each module exposes COMMANDS: list[Subcommand]; --help lists them in this order.
-SUBCOMMAND_MODULES = [site_cli, memory_cli, import_cli, backup_cli, api_cli, maintain_cli, funnel_cli, distill_cli, suggestions_cli]
+SUBCOMMAND_MODULES = [
+    site_cli,
+    memory_cli,
+    import_cli,
+    backup_cli,
+    api_cli,
+    maintain_cli,
+    funnel_cli,
+    distill_cli,
+    suggestions_cli,
+    erase_cli,
+]
 
 
 def _subcommands() -> list[Subcommand]:
