@@ -9,7 +9,12 @@ superseded, reinforced or edited), leaked (read answers holding another tenant's
 SQLite main file + WAL (read while the database is open; raw, JSON-escaped with
 ensure_ascii=True, and lowercased), in /recall output and in the server log.
 
-The credential/PII corpus is the committed tests/data/safety_hostile.jsonl.
+The credential/PII corpus is the committed tests/data/safety_hostile.jsonl; issue 24 added
+families of its own cases (hex secrets named by a word, Chinese cloud vendors' keys,
+database passwords on a command line, percent-encoded tokens, secret-named data keys,
+personal data with separators, a key split across turns, credentials in short fields,
+tokens in URL paths, erasure), /metrics read for every value, and the scan's false
+positives on the benign corpus and the demo memories.
 
     python -m bench.security [--json] [--cases N] [--no-live]
 """
@@ -29,6 +34,9 @@ from bench._common import REPO, Progress, emit, setup_throwaway_django
 CORPUS = REPO / "tests" / "data" / "safety_hostile.jsonl"
 SURROGATE = '"\\ud83d 出价"'
 B_MARKER = "B专属口径-晚间加价17%"
+SK_IN_URL = "sk-proj-Vb7Nc1Lp4Kq8Hz2Tx6Wm0R"
+AKID_IN_URL = "AKIDp9Ol8Ik7Uj6Yh5Tg4Rf3Ed2Ws1Qa0"
+PERCENT_IN_URL = "Jt6Rk2Wq9Zm4Xv8Bn3Lc7"
 LONG = ("双十一大促 brand_A 美妆 医药OTC 出价 ROI 预算 复盘 bid review " * 60)[:2000]
 
 
@@ -370,6 +378,191 @@ def oversized() -> list[Attempt]:
     return out
 
 
+# --- issue 24: shapes and places the first corpus did not hold --------------------------
+def _s(value: str, surface: str | None = None) -> dict:
+    return {"value": value, "surface": surface or value}
+
+
+def _ingest(text: str, value: str, *, query: str = "", **extra) -> Attempt:
+    return Attempt(
+        "POST", "/ingest", {"text": text, "source": "user", **extra}, secrets=[_s(value)], recall_query=query or text.replace(value, " ")
+    )
+
+
+def hex_named() -> list[Attempt]:
+    """Hex app secrets of digest lengths (32, 40, 64) and shorter, named by a word."""
+    return [
+        _ingest(
+            "用户纠正：brand_A 公众号 AppSecret 换成 5b9e2c7a1f4d8e3b6a0c9f2e7d1b4a8c 了，投放回传照旧", "5b9e2c7a1f4d8e3b6a0c9f2e7d1b4a8c"
+        ),
+        _ingest(
+            "运营确认：小程序的密钥 e8c41a7f2d9b5e03c6a1f8d2b7e4c9a05f3d1e6b 只在 brand_A 账户用",
+            "e8c41a7f2d9b5e03c6a1f8d2b7e4c9a05f3d1e6b",
+        ),
+        _ingest(
+            "用户说 brand_A 回传签名 secret 是 0d7f3a9c5e1b8d4f2a6c0e9b7d5f3a1c8e6b4d2f0a9c7e5b3d1f8a6c4e2b0d9f，以后别改",
+            "0d7f3a9c5e1b8d4f2a6c0e9b7d5f3a1c8e6b4d2f0a9c7e5b3d1f8a6c4e2b0d9f",
+        ),
+        _ingest("brand_A 数据回传 token 9c3e7a1f5b2d8e4a6c0f 只给监测用", "9c3e7a1f5b2d8e4a6c0f"),
+    ]
+
+
+def cloud_vendors() -> list[Attempt]:
+    return [
+        _ingest("用户纠正：brand_A 素材桶换成阿里云子账号 LTAI5tGh2Wq8Zx4Rv7Nb3Mk9 了", "LTAI5tGh2Wq8Zx4Rv7Nb3Mk9"),
+        _ingest("腾讯云广告数据拉取用 AKIDr4Tq8Wm2Zx6Vb0Nc3Lp7Kf1Hs5Jd9Gy，brand_A 专用", "AKIDr4Tq8Wm2Zx6Vb0Nc3Lp7Kf1Hs5Jd9Gy"),
+        _ingest("百度统计 AK: Rt5Yu9Io3Pa7Sd1Fg5Hj9Kl3Zx7Cv1Bn5，brand_A 报表用", "Rt5Yu9Io3Pa7Sd1Fg5Hj9Kl3Zx7Cv1Bn5"),
+        _ingest("百度统计 SK=Gb6Hn0Jm4Ki8Lo2Pq6Wr0Et4Yu8Ia2Sd，记下来", "Gb6Hn0Jm4Ki8Lo2Pq6Wr0Et4Yu8Ia2Sd"),
+    ]
+
+
+def database_cli() -> list[Attempt]:
+    return [
+        _ingest("用户说导 brand_A 报表时执行 mysql -h 10.8.0.3 -u bi -pGq4#nv81Xp 就行", "Gq4#nv81Xp"),
+        _ingest("运维交代：psql --password=Yt7$kq2Lw -d ads_report 每天九点跑", "Yt7$kq2Lw"),
+        _ingest("brand_A 缓存命令 redis-cli -h 10.8.0.7 -a Kd82mzQ0v info，以后照此", "Kd82mzQ0v"),
+        _ingest("备份脚本里写着 MYSQL_PWD=Pw0rd_7731x mysqldump ads，先记一下", "Pw0rd_7731x"),
+    ]
+
+
+def percent_encoded() -> list[Attempt]:
+    return [
+        _ingest("用户贴的回调 https://cb.example.cn/n?t=sk%5Flive%5F9Lm2Qx7Rt4Vw8Zb1Nc5Kp3H 先存着", "9Lm2Qx7Rt4Vw8Zb1Nc5Kp3H"),
+        _ingest("配置里 api%5Fkey%3DQw8Er4Ty2Ui6Op0As3Df7Gh 是 brand_A 的", "Qw8Er4Ty2Ui6Op0As3Df7Gh"),
+        _ingest("密码%EF%BC%9AMx5%21pLq9Zr 是财务后台的，brand_A 用", "Mx5%21pLq9Zr"),
+    ]
+
+
+def secret_keys() -> list[Attempt]:
+    def trigger(data: dict, value: str) -> Attempt:
+        body = {"event_type": "environment_change", "summary": "brand_A 投放接口配置更新，出价策略不变", "source": "tool", "data": data}
+        return Attempt("POST", "/trigger", body, secrets=[_s(value)], recall_query="投放接口配置更新 出价")
+
+    return [
+        trigger({"dbPassword": "Lk8pQ2zX", "渠道": "千川"}, "Lk8pQ2zX"),
+        trigger({"appsecret": "Wn4mRt7v", "预算": 3000}, "Wn4mRt7v"),
+        trigger({"reportApiSecret": "Zp3Ty9Bq", "ROI": 2.1}, "Zp3Ty9Bq"),
+        trigger({"连接": {"凭证": {"主库": {"值": "Hv2Nc8Dx"}}}}, "Hv2Nc8Dx"),
+        trigger({"支付密码": 731946, "出价": 1.8}, "731946"),
+    ]
+
+
+def personal_separators() -> list[Attempt]:
+    return [
+        _ingest("用户说 brand_A 对接人电话 139.5566.7788，出价有变先打给他", "139.5566.7788"),
+        _ingest("客户法人身份证 110105 19491231 002X 已核验，brand_A 开户完成", "110105 19491231 002X"),
+        _ingest("证件号 1101-0519-4912-3100-2X 登记在 brand_A 资质里", "1101-0519-4912-3100-2X"),
+        _ingest("brand_A 出海负责人护照 E73920148，签证办好后再投海外", "E73920148"),
+    ]
+
+
+def split_turns() -> list[Attempt]:
+    def conversation(first: str, second: str, halves: tuple[str, str]) -> Attempt:
+        messages = [
+            {"role": "assistant", "content": "要记住报表接口的配置吗？"},
+            {"role": "user", "content": first},
+            {"role": "assistant", "content": "收到，还有吗？"},
+            {"role": "user", "content": second},
+        ]
+        return Attempt("POST", "/ingest", {"messages": messages}, secrets=[_s(halves[0]), _s(halves[1])])
+
+    return [
+        conversation("分两段发，前半段 sk-proj-Tq7Wm2Zx9Vb4", "Nc8Lp3Kf6Hs1Jd5Gy0Rt 是后半段", ("Tq7Wm2Zx9Vb4", "Nc8Lp3Kf6Hs1Jd5Gy0Rt")),
+        conversation("微信 AppSecret 前一半 4f8a2c6e0b9d3f7a", "另一半 1c5e9b3d7f2a6c0e", ("4f8a2c6e0b9d3f7a", "1c5e9b3d7f2a6c0e")),
+        conversation("GitHub 令牌开头 ghp_Xr4Tq8Wm2Zx6V", "b0Nc3Lp7Kf1Hs5Jd9GyQw2E 接上", ("ghp_Xr4Tq8Wm2Zx6V", "b0Nc3Lp7Kf1Hs5Jd9GyQw2E")),
+    ]
+
+
+def short_fields() -> list[Attempt]:
+    text = "用户纠正：brand_A 美妆 出价上限改为 3 元"
+    stripe = "sk_live_8Hq2Zt5Wm9Rx3Vb7Nc1Lp4K"
+    return [
+        Attempt("POST", "/ingest", {"text": text, "source": "user", "idempotency_key": stripe}, secrets=[_s(stripe)]),
+        Attempt(
+            "POST",
+            "/ingest",
+            {"text": text, "source": "user", "business_line": "LTAI5tBn8Mk2Wq6Zx4Rv9Gh"},
+            secrets=[_s("LTAI5tBn8Mk2Wq6Zx4Rv9Gh")],
+        ),
+        Attempt(
+            "POST",
+            "/trigger",
+            {"event_type": "user_feedback", "summary": "反馈出价", "business_line": "AKIDw3Er7Ty1Ui5Op9As3Df7Gh1Jk5", "source": "user"},
+            secrets=[_s("AKIDw3Er7Ty1Ui5Op9As3Df7Gh1Jk5")],
+        ),
+        Attempt(
+            "POST",
+            "/distill",
+            {
+                "session_id": "xoxb-2048-4096-Qw8Er4Ty2Ui6Op0As3Df7",
+                "messages": [{"role": "user", "content": "brand_A 出价上限 3 元，记住"}],
+            },
+            secrets=[_s("xoxb-2048-4096-Qw8Er4Ty2Ui6Op0As3Df7")],
+        ),
+    ]
+
+
+def erasure(harness: Harness) -> Family:
+    """Three memories of brand_A with words found nowhere else are written, then erased by
+    DELETE with a token granted the right; each word is then looked for in /search,
+    /recall and (with the other families) the database files. A token without the right
+    (403) and an erasing token of another advertiser (404) are refused first."""
+    from api.services import api_token_create
+
+    family = Family("erasure")
+    eraser = api_token_create(name="bench-eraser", advertisers=["brand_A"], can_erase=True, created_by_name="bench")[1]
+    other = api_token_create(name="bench-eraser-b", advertisers=["brand_B"], can_erase=True, created_by_name="bench")[1]
+    texts = [
+        ("用户纠正：brand_A 桂花酿礼盒 wrenX4 晚间出价上调 6%，以后都这样", "桂花酿礼盒 wrenX4"),
+        ("用户确认：brand_A 青团节 heronQ2 计划 ROI 低于 1.6 时暂停", "青团节 heronQ2"),
+        ("用户纠正：brand_A 陈皮普洱 ibisT8 只投华南，预算日上限 4000 元", "陈皮普洱 ibisT8"),
+    ]
+    for text, words in texts:
+        written = harness.send(Attempt("POST", "/ingest", {"text": text, "source": "user"})).json()
+        memory_id = written.get("memory_id")
+        family.attempts += 1
+        if not memory_id:
+            family.notes.append(f"not written ({written.get('action')}): nothing to erase")
+            continue
+        for token, expected in ((harness.tokens["a"], 403), (other, 404), (eraser, 200)):
+            response = harness.client.delete(
+                f"/api/v1/memories/{memory_id}",
+                data=json.dumps({"reason": "客户要求删除"}, ensure_ascii=False),
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Bearer {token}",
+            )
+            family.server_errors += response.status_code >= 500
+            if response.status_code != expected:
+                family.notes.append(f"#{memory_id}: expected {expected}, got {response.status_code}")
+        family.refused += 1
+        family.secrets.append(_s(words.split()[1]))
+        family.secrets.append(_s(words.split()[0]))
+        for path, body in (("/search", {"query": words, "top_k": 50}), ("/recall", {"query": words, "force": True})):
+            answer = harness.send(Attempt("POST", path, body)).json()
+            found = answer.get("results") or answer.get("memories") or []
+            family.recall_blobs.append(json.dumps(found, ensure_ascii=False).encode() + (answer.get("context") or "").encode())
+    return family
+
+
+def benign_false_positives() -> dict[str, int]:
+    """Lines of the benign corpus and the demo memories the scan would change (must be 0)."""
+    from lingix_site.demo import DEMO_FILE
+    from textrules.safety import scan_data, scan_text
+
+    benign = [
+        json.loads(line)
+        for line in (REPO / "tests" / "data" / "safety_benign.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    demo = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {
+        "benign_lines": len(benign),
+        "benign_flagged": sum(1 for row in benign if scan_text(row["text"]).text != row["text"]),
+        "demo_lines": len(demo),
+        "demo_flagged": sum(1 for row in demo if scan_data(row)[1]),
+    }
+
+
 def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family], Harness]:
     harness = Harness()
     # Review items to aim at: one of brand_B's (tenancy), and brand_A's for the review notes.
@@ -396,6 +589,14 @@ def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family]
         ("injection", injection()),
         ("hostile_json", hostile_json()),
         ("oversized", oversized()),
+        ("hex_named", hex_named()),
+        ("cloud_vendors", cloud_vendors()),
+        ("database_cli", database_cli()),
+        ("percent_encoded", percent_encoded()),
+        ("secret_keys", secret_keys()),
+        ("personal_separators", personal_separators()),
+        ("split_turns", split_turns()),
+        ("short_fields", short_fields()),
     ]
     families = []
     for name, attempts in plan:
@@ -429,6 +630,8 @@ def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family]
                 family.leaked += 1
                 family.notes.append("brand_A's /status moved when brand_B wrote")
         families.append(family)
+    progress("erasure: 3 memories")
+    families.append(erasure(harness))
     return families, harness
 
 
@@ -475,6 +678,12 @@ def run_logs(progress: Progress) -> Family:
                 f"/api/v1/no-such/{ops}",
                 f"/api/v1/status?advertiser=brand_A&token={ops}",
                 f"/admin/?token={a}",
+                # Tokens in the path and in unnamed query parameters (issue 24).
+                f"/api/v1/memories/{a.split('_', 2)[2]}",
+                f"/api/v1/search?{ops.split('_', 2)[2]}",
+                f"/hooks/{SK_IN_URL}/notify",
+                f"/api/v1/status?x=1&{AKID_IN_URL}",
+                f"/api/v1/status?cb=sk%5Flive%5F{PERCENT_IN_URL}",
             ]
             for url in urls:
                 family.attempts += 1
@@ -488,7 +697,8 @@ def run_logs(progress: Progress) -> Family:
         finally:
             server.stop()
         log = server.log_path.read_bytes() if server.log_path and server.log_path.exists() else b""
-        family.secrets = [{"value": raw, "surface": raw.split("_")[-1]} for raw in (a, ops)]
+        family.secrets = [{"value": raw, "surface": raw.split("_", 2)[2]} for raw in (a, ops)]
+        family.secrets += [_s(SK_IN_URL), _s(AKID_IN_URL), _s(PERCENT_IN_URL)]
         family.log_bytes = sum(leaked_bytes(log, s) for s in family.secrets)
         family.notes.append(f"server log {len(log)} bytes searched")
     return family
@@ -516,6 +726,8 @@ def render(document: dict[str, Any]) -> str:
     out = [line(cols), line(["-" * w for w in widths]), *map(line, rows[:-1]), line(["-" * w for w in widths]), line(rows[-1])]
     notes = [f"{r['family']}: {r['notes']}" for r in document["families"] if r["notes"]]
     out += ["", f"database files read: {document['database_files']}", *notes]
+    out += [f"/metrics: {document['secret_bytes_metrics']} secret bytes in {document['metrics_bytes_read']} bytes read"]
+    out += [f"false positives: {document['false_positives']}"]
     return "\n".join(out)
 
 
@@ -535,8 +747,10 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("django.request").setLevel(logging.ERROR)
     corpus = load_corpus(args.cases)
-    families, _ = run_in_process(corpus, progress)
+    families, harness = run_in_process(corpus, progress)
     files = scan_database(families)
+    metrics_text = harness.client.get("/metrics").content
+    metrics_bytes = sum(leaked_bytes(metrics_text, secret) for family in families for secret in family.secrets)
     if not args.no_live:
         families.append(run_logs(progress))
     rows = [f.row() for f in families]
@@ -546,6 +760,9 @@ def main(argv: list[str] | None = None) -> int:
         "families": rows,
         "totals": {k: sum(r[k] for r in rows) for k in numeric},
         "database_files": files,
+        "secret_bytes_metrics": metrics_bytes,
+        "metrics_bytes_read": len(metrics_text),
+        "false_positives": benign_false_positives(),
     }
     emit(document, args.json, render)
     return 0
