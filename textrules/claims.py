@@ -387,6 +387,7 @@ ORDER = _rx(
 RESTRICTION = _rx(r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b")
 CONDITIONS: dict[str, str] = {
     "冷启动期": r"冷启动|新计划|起量期|学习期|\bcold[- ]start\b|\blearning phase\b|\bnew campaigns?\b",
+    "首发期": r"首发|新品期|上新期|新品上市|\blaunch(?:es|ed|ing)?\b|\bnew product\b",
     "大促期间": r"大促|促销期|活动期间|\bpeak sale\b|\bpromotion period\b|\bsale period\b",
     "稳定期": r"稳定后|稳定期|成熟期|\bonce stable\b|\bsteady state\b|\bafter (?:it )?stabili[sz]es\b",
     "测试期": r"测试期|\bA/?B test\b|\btest phase\b|测试阶段",
@@ -739,7 +740,9 @@ def _data_subject(data: Mapping[str, Any] | None) -> dict[str, set[str]]:
             text = str(value)
             if re.search(r"plan|campaign|计划", name):
                 out["plans"].add(text.upper())
-            elif re.search(r"categor|vertical|channel|audience|segment|weekday|slot|daypart|event|promotion|类目|渠道|人群|时段", name):
+            elif re.search(
+                r"categor|vertical|channel|audience|segment|weekday|slot|daypart|event|promotion|condition|类目|渠道|人群|时段|条件", name
+            ):
                 out["text"].add(text)
     return out
 
@@ -843,7 +846,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         assessments=_assessments(text),
         trends=_trends(text),
         stance=_stance(text),
-        conditions=_names(_CONDITION_RX, text) | ({"限定"} if RESTRICTION.search(text) else set()),
+        conditions=_names(_CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) else set()),
     )
 
 
@@ -1006,6 +1009,7 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
         return ClaimRelation(RelationKind.DUPLICATE, Facet.TEXT)
     matched: list[str] = []
     open_parts: list[Facet] = []  # named on one side only
+    named_by: set[str] = set()  # which side names the parts the other leaves open
     narrower = False
     schedule = Lever.SCHEDULE in (new.levers & old.levers)
     for facet, a in _subject_facets(old.subject, schedule=schedule):
@@ -1017,6 +1021,7 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
         elif a or b:
             open_parts.append(facet)
             narrower = narrower or bool(b)
+            named_by.add("new" if b else "old")
     categories = _category_relation(old.subject.categories, new.subject.categories)
     if categories == "disjoint":
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CATEGORY, _show(old.subject.categories), _show(new.subject.categories))
@@ -1026,6 +1031,7 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
     if categories in {"narrower", "broader"} or (one_sided and (fine_added or any("/" in c for c in old.subject.categories))):
         open_parts.append(Facet.CATEGORY)
         narrower = narrower or categories == "narrower" or fine_added
+        named_by.add("new" if categories == "narrower" or (one_sided and new.subject.categories) else "old")
     elif categories == "same":
         matched.append(f"category:{_show(old.subject.categories & new.subject.categories or old.subject.categories)}")
     if not schedule:
@@ -1037,6 +1043,11 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
             return ClaimRelation(RelationKind.COMPATIBLE, Facet.TIME_SLOT, _show(parts_a), _show(parts_b))
         if bool(slots_a or parts_a) != bool(slots_b or parts_b):
             open_parts.append(Facet.TIME_SLOT)
+            named_by.add("new" if slots_b or parts_b else "old")
+    if len(named_by) == 2:
+        # Each names a part of its subject the other does not: two scopes side by side
+        # ("维生素 on Monday mornings" and "抖音信息流"), not one statement and its change.
+        return ClaimRelation(RelationKind.COMPATIBLE, open_parts[0], "", "", tuple(matched))
     topic_a, topic_b = old.topic, new.topic
     if topic_a and topic_b and not (topic_a & topic_b):
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.LEVER, _show(topic_a), _show(topic_b), tuple(matched))
@@ -1050,10 +1061,10 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
     conditions_differ = new.conditions != old.conditions
     if difference is not None:
         facet, before, after = difference
-        if open_parts:
-            return ClaimRelation(RelationKind.AMBIGUOUS, open_parts[0], before, after, tuple(matched))
         if conditions_differ and new.conditions and old.conditions and not (new.conditions & old.conditions):
             return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
+        if open_parts:
+            return ClaimRelation(RelationKind.AMBIGUOUS, open_parts[0], before, after, tuple(matched))
         return ClaimRelation(RelationKind.CONTRADICTION, facet, before, after, tuple(matched))
     if (
         new.stance == Stance.CORRECTION

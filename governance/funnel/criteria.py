@@ -12,7 +12,7 @@ from governance.constants import TriggerType
 from governance.funnel.trigger_schemas import ParsedData, parse_trigger_data
 from memories.constants import Source
 from textrules import signals as s
-from textrules.claims import UNSETTLED, Claim, Lever, Stance, extract_claim
+from textrules.claims import UNSETTLED, Claim, Stance, extract_claim
 
 
 class Proposal(Protocol):
@@ -159,10 +159,11 @@ def _claim_of(c: Proposal) -> Claim:
 
 def _states_a_way_to_act(claim: Claim) -> bool:
     """A lever with something to do to it: a value, a direction, a switch, a 'no', a
-    restriction, or the days, slots, audiences or channels it applies to."""
+    judgement, a restriction, or the days, slots or audiences it applies to."""
     if not claim.levers:
         return False
     sub = claim.subject
+    # Naming a lever is not yet a way to act ("需调整出价"): it needs what to do with it.
     return bool(
         claim.quantities
         or claim.direction
@@ -173,9 +174,6 @@ def _states_a_way_to_act(claim: Claim) -> bool:
         or sub.weekdays
         or sub.time_slots
         or sub.audiences
-        or sub.channels
-        or sub.places
-        or claim.levers - {Lever.DELIVERY}
     )
 
 

@@ -1,18 +1,14 @@
 """The shared vocabulary: time ranges, chit-chat, the typed trigger data and the
 documents built from it, and how two statements relate."""
 
-import json
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from api.recall import should_retrieve
-from governance.funnel.relation import relate
 from governance.funnel.trigger_schemas import SCHEMAS, example_event, field_rows, markdown_table, parse_trigger_data
 from governance.models import Trace
-from memories.embeddings import get_embedder
-from memories.models import Memory
 from textrules import signals as s
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,59 +136,3 @@ def test_every_documented_example_is_written(trigger, trigger_type):
     assert decision.action == "WRITE", decision.reasons
     value = Trace.objects.get(event_id=decision.event_id, stage="value").scores
     assert value["met"] == 3 and value["data"]["unknown_keys"] == []
-
-
-# --- relation -------------------------------------------------------------------------------
-def _cosine(a: str, b: str) -> float:
-    va, vb = get_embedder().embed_passages([a, b])
-    return float(va @ vb)
-
-
-@pytest.mark.parametrize(
-    "old,new,kind,signal",
-    [
-        (
-            "brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发",
-            "brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低",
-            "contradiction",
-            "antonym",
-        ),
-        (
-            "For brand_E feed ads, use 15-second videos",
-            "Stop using 15-second videos for brand_E feed ads; use 30-second instead",
-            "contradiction",
-            "negation",
-        ),
-        ("用户说：brand_A 冷启动期出价上限1.5元", "用户说：brand_A 冷启动期出价上限2元", "contradiction", "different value"),
-        ("brand_A 医药OTC新客人群包CTR提升12%", "brand_A 医药OTC只改版落地页，CVR从2.1%提升到2.6%", "compatible", "different lever"),
-        (
-            "brand_B 口红类目也投放男性人群（客户明确要求）",
-            "brand_B 明确要求：口红类目也投放男性人群",
-            "duplicate",
-            "near-identical, same polarity",
-        ),
-    ],
-)
-def test_structure_decides_what_embeddings_cannot(old, new, kind, signal):
-    cosine = _cosine(new, old)
-    found = relate(new, old, cosine=cosine, same_text=False, duplicate_cosine=0.95, related_cosine=0.92)
-    assert found is not None and (found.kind, found.signal) == (kind, signal), (cosine, found)
-
-
-@pytest.mark.django_db
-def test_an_opposite_near_duplicate_is_never_reinforced(ingest):
-    old = ingest("brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发", source="user", advertiser="brand_A")
-    new = ingest("brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低", source="user", advertiser="brand_A")
-    assert old.action == "WRITE" and new.action == "PENDING_REVIEW", new.reasons
-    conflict = Trace.objects.get(event_id=new.event_id, stage="conflict").scores
-    assert (conflict["relation"], conflict["signal"]) == ("contradiction", "antonym")
-    assert Memory.objects.get(pk=old.memory_id).reinforcement_count == 0
-
-
-@pytest.mark.django_db
-def test_an_english_correction_replaces_what_it_corrects(ingest):
-    old = ingest("The client said: for brand_E feed ads, use 15-second videos", source="user", advertiser="brand_E")
-    new = ingest("Stop using 15-second videos for brand_E feed ads; use 30-second instead", source="user", advertiser="brand_E")
-    assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
-    assert Memory.objects.get(pk=old.memory_id).status == "superseded"
-    assert json.dumps(Trace.objects.get(event_id=new.event_id, stage="conflict").scores["signal"])

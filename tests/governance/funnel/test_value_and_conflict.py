@@ -87,11 +87,12 @@ def test_duplicate_is_rejected_and_reinforces(ingest):
     assert Memory.objects.count() == 1
 
 
-def test_duplicate_threshold_is_configurable(ingest, env):
-    env(MEMORY_DUPLICATE_COSINE="0.9999", MEMORY_RELATED_COSINE="0.9999")
+def test_similarity_finds_neighbours_but_never_decides(ingest, env):
+    # Even with a related-cosine threshold nothing reaches, the same claim in other words is a repeat.
+    env(MEMORY_RELATED_COSINE="0.9999")
     ingest("用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A")
     again = ingest("用户反馈：brand_A 的医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A")
-    assert again.action == "WRITE"
+    assert again.action == "REJECT", again.reasons
 
 
 def test_other_advertisers_memories_are_not_duplicates(ingest):

@@ -1,0 +1,142 @@
+"""Relations decided on claims (governance/funnel/relation.py over textrules/claims.py):
+the data-integrity cases a wrong relation would corrupt, pair by pair and end to end
+through the real funnel on the real database."""
+
+import pytest
+
+from governance.funnel.relation import relate
+from governance.models import Trace
+from memories.embeddings import get_embedder
+from memories.models import Memory
+from textrules.claims import extract_claim, wording_overlap
+
+
+def _relation(old: str, new: str, advertiser: str | None = None):
+    va, vb = get_embedder().embed_passages([old, new])
+    return relate(
+        extract_claim(new, advertiser=advertiser),
+        extract_claim(old, advertiser=advertiser),
+        cosine=float(va @ vb),
+        same_text=False,
+        wording=wording_overlap(old, new),
+        related_cosine=0.92,
+    )
+
+
+@pytest.mark.parametrize(
+    "old,new,kind,facet",
+    [
+        # Different weekday or slot: the Friday rule stays what it is.
+        ("brand_A 周三20:00-22:00出价上浮10%", "brand_A 周五20:00-23:00出价上浮10%", "compatible", "weekday"),
+        ("brand_A 双11期间出价上浮20%", "brand_A 周五晚出价上浮10%", "compatible", "weekday"),
+        # Different plans, categories, stores: look-alikes about different things.
+        ("plan_001 出价上浮10%后ROI提升到3.1", "plan_002 出价上浮10%后ROI提升到2.4", "compatible", "plan"),
+        ("brand_A 口红目标ROI 3.0", "brand_A 面膜目标ROI 2.0", "compatible", "category"),
+        ("adv_local_01 徐汇店单店日预算800元", "adv_local_01 浦东店单店日预算800元", "compatible", "place"),
+        ("brand_A 医药OTC新客人群包CTR提升12%", "brand_A 医药OTC只改版落地页，CVR从2.1%提升到2.6%", "compatible", "lever"),
+        ("brand_A 医药OTC日预算3000元", "用户要求：brand_A 医药OTC每月总预算控制在8万元以内", "compatible", "period"),
+        # Number, direction, switch and polarity changes of the same subject and lever.
+        ("brand_A 医药OTC日预算5000元", "brand_A 医药OTC日预算改为8000元", "contradiction", "value"),
+        ("brand_A 医药OTC信息流出价上浮10%", "brand_A 医药OTC信息流出价上浮20%", "contradiction", "value"),
+        ("brand_A 暂停口红计划投放", "brand_A 恢复口红计划投放", "contradiction", "switch"),
+        ("adv_fin_01 信用卡CPA上限为目标的1.3倍", "adv_fin_01 信用卡CPA上限为目标的1.5倍", "contradiction", "value"),
+        ("brand_F daily budget cap is 500 dollars", "brand_F daily budget cap is now 800 dollars", "contradiction", "value"),
+        ("brand_C 小红书素材适合真人测评", "brand_C 小红书素材不适合真人测评", "contradiction", "polarity"),
+        (
+            "brand_A 周一上午9-11点是维生素品类CTR最高的时段，适合新素材首发",
+            "brand_A 偏好在周一上午9-11点暂停维生素品类新素材首发，该时段CTR最低",
+            "contradiction",
+            "polarity",
+        ),
+        # Paraphrases are one memory.
+        ("brand_B 口红类目也投放男性人群（客户明确要求）", "brand_B 明确要求：口红类目也投放男性人群", "duplicate", "value"),
+    ],
+)
+def test_structure_decides_what_embeddings_cannot(old, new, kind, facet):
+    found = _relation(old, new)
+    assert found is not None and (found.kind, found.signal) == (kind, facet), found
+
+
+def test_an_roi_is_never_an_age_range():
+    roi = extract_claim("brand_A 宽泛定向时ROI仅1.8")
+    ages = extract_claim("brand_A 只投25-35岁女性")
+    assert [(q.role, q.value) for q in roi.quantities] == [("roi", 1.8)]
+    assert {(q.role, q.value) for q in ages.quantities} == {("age", 25.0), ("age", 35.0)}
+
+
+def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
+    found = _relation("brand_A 周五20:00-23:00出价上浮10%", "brand_A 出价上浮20%")
+    assert found is not None and found.kind == "ambiguous", found
+
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_wednesday_rule_leaves_the_friday_rule_active(ingest):
+    friday = ingest("用户确认：brand_A 周五20:00-23:00医药OTC出价上浮10%", source="user", advertiser="brand_A")
+    wednesday = ingest("用户确认：brand_A 周三20:00-22:00医药OTC出价上浮10%", source="user", advertiser="brand_A")
+    assert friday.action == "WRITE" and wednesday.action == "WRITE", wednesday.reasons
+    assert Memory.objects.get(pk=friday.memory_id).status == "active"
+
+
+def test_a_budget_change_leaves_one_version_active(ingest):
+    old = ingest("用户说：brand_A 医药OTC日预算5000元", source="user", advertiser="brand_A")
+    new = ingest("用户纠正：brand_A 医药OTC日预算改为8000元", source="user", advertiser="brand_A")
+    assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
+    assert Memory.objects.get(pk=old.memory_id).status == "superseded"
+    assert Memory.objects.filter(advertiser="brand_A", status="active").count() == 1
+    conflict = Trace.objects.get(event_id=new.event_id, stage="conflict").scores
+    assert (conflict["relation"], conflict["signal"]) == ("contradiction", "value")
+
+
+def test_a_changed_l1_rule_goes_to_an_operator_not_to_duplicate(ingest):
+    old = ingest("合规部规定：adv_fin_01 信用卡CPA上限为目标的1.3倍", source="human", layer="L1", advertiser="adv_fin_01")
+    new = ingest("合规部规定：adv_fin_01 信用卡CPA上限为目标的1.5倍", source="human", layer="L1", advertiser="adv_fin_01")
+    assert old.action == "WRITE", old.reasons
+    assert new.action == "PENDING_REVIEW", new.reasons
+    assert Memory.objects.get(pk=old.memory_id).reinforcement_count == 0
+
+
+def test_strategy_results_of_different_plans_do_not_supersede_each_other(trigger):
+    def result(plan: str, roi_after: float):
+        data = {
+            "plan_id": plan,
+            "category": "医药OTC",
+            "strategy_used": "出价上浮10%",
+            "target_metric": {"roi": 2.0},
+            "actual_metric": {"roi": roi_after},
+            "duration_days": 7,
+        }
+        summary = f"brand_A {plan} 出价上浮10%，目标ROI 2.0，实际{roi_after}"
+        return trigger("strategy_execution", advertiser="brand_A", summary=summary, data=data, source="tool")
+
+    first, second = result("plan_101", 2.6), result("plan_102", 1.7)
+    assert first.action == "WRITE" and second.action == "WRITE", second.reasons
+    assert Memory.objects.get(pk=first.memory_id).status == "active"
+
+
+def test_a_question_is_not_written(ingest):
+    asked = ingest("brand_A 要不要把周末出价上浮20%？你觉得呢", source="user", advertiser="brand_A")
+    assert asked.action == "REJECT" and Memory.objects.count() == 0, asked.reasons
+
+
+def test_a_questioned_confirmation_is_not_assent(ingest):
+    mine = ingest("用户确认：brand_A 口红直播间出价上限2元", source="user", advertiser="brand_A")
+    messages = [
+        {"role": "assistant", "content": "您上周已经同意把 brand_A 口红直播间出价上限提高到3元了。"},
+        {"role": "user", "content": "我同意过？我不记得有这回事。"},
+    ]
+    disputed = ingest(None, messages=messages, advertiser="brand_A")
+    assert disputed.action == "REJECT", disputed.reasons
+    assert Memory.objects.get(pk=mine.memory_id).status == "active"
+
+
+def test_a_new_version_carries_its_own_data_not_the_old_one(trigger):
+    data = {"plan_id": "plan_050", "category": "医药OTC", "action": "上调10%"}
+    old = trigger("user_feedback", advertiser="brand_A", summary="用户说：brand_A plan_050 出价上调10%", data=data, source="user")
+    new_data = {"plan_id": "plan_050", "action": "下调10%"}
+    new = trigger("user_feedback", advertiser="brand_A", summary="用户纠正：brand_A plan_050 出价改为下调10%", data=new_data, source="user")
+    assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
+    fresh = Memory.objects.get(pk=new.memory_id)
+    assert fresh.data["action"] == "下调10%" and fresh.data["plan_id"] == "plan_050"
+    assert fresh.claim["value"]["direction"] == -1
