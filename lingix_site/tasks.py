@@ -14,6 +14,7 @@ from governance.lifecycle.expire import memories_expire
 from governance.lifecycle.promote import memories_promote
 from governance.lifecycle.reflection import reflection_run
 from governance.metrics.snapshots import metric_snapshot_take
+from governance.write.memory import governed_claims_backfill
 from memories.lifecycle.backfill import embeddings_backfill
 
 
@@ -30,7 +31,7 @@ def evict() -> dict[str, Any]:
 
 
 def backfill() -> dict[str, Any]:
-    return embeddings_backfill(now=timezone.now())
+    return {**embeddings_backfill(now=timezone.now()), "claims": governed_claims_backfill()}
 
 
 def reflect() -> dict[str, Any]:

@@ -181,6 +181,14 @@ def memories_restore(*, rows: Sequence[dict[str, Any]], supersedes: dict[int, in
     return created
 
 
+def memories_set_claims(*, claims: dict[int, dict[str, Any]]) -> int:
+    """Store claims read for rows written before claims existed; a row that has one keeps it."""
+    changed = 0
+    for memory_id, claim in claims.items():
+        changed += Memory.objects.filter(pk=memory_id, claim={}).update(claim=claim)
+    return changed
+
+
 def memory_set_status(*, memory: Memory, status: str) -> Memory:
     Memory.objects.filter(pk=memory.pk).update(status=status, updated_at=timezone.now())
     memory.refresh_from_db()

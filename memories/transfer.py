@@ -15,6 +15,7 @@ from django.utils.dateparse import parse_datetime
 from memories.constants import Attribution, Grounding, Layer, MemoryKind, Source, Status, Tier
 from memories.models import Memory
 from memories.presenters import _iso, memory_dict
+from textrules.claims import Claim
 
 MAX_CONTENT_CHARS = 20_000
 
@@ -31,6 +32,7 @@ def export_line(memory: Memory) -> dict[str, Any]:
         "last_accessed_at": _iso(memory.last_accessed_at),
         "reinforcement_count": memory.reinforcement_count,
         "derived_from": sorted(m.pk for m in memory.derived_from.all()),
+        "claim": memory.claim or {},
     }
 
 
@@ -100,6 +102,9 @@ def parse_line(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
     data = row.get("data", {})
     if not isinstance(data, dict):
         errors.append("data must be a JSON object")
+    claim = row.get("claim") or {}
+    if not isinstance(claim, dict):
+        errors.append("claim must be a JSON object")
     fields: dict[str, Any] = {
         "layer": _choice(row, "layer", Layer, None, errors) if "layer" in row else errors.append("layer is required"),
         "content": content.strip(),
@@ -110,6 +115,9 @@ def parse_line(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
         "importance": _number(row, "importance", 5.0, 0, 10, errors),
         "confidence": _number(row, "confidence", 0.9, 0, 1, errors),
         "data": data if isinstance(data, dict) else {},
+        # A claim in the line is kept in its normal shape (anything else in it dropped);
+        # without one the import reads it from the content.
+        "claim": Claim.from_dict(claim).as_dict() if isinstance(claim, dict) and claim else {},
         "status": _choice(row, "status", Status, Status.ACTIVE, errors),
         "source_attribution": _choice(row, "source_attribution", Attribution, Attribution.IMPORT, errors),
         "grounding": _choice(row, "grounding", Grounding, Grounding.GROUNDED, errors),

@@ -694,7 +694,9 @@ def _plans(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-SENTENCE = re.compile(r"[^。！？!?；;\n]+[。！？!?；;\n]*")
+# A sentence ends at Chinese end punctuation, or at ASCII ? ! ; followed by a space or the
+# end ("search?query=" inside a link is not a question).
+SENTENCE = re.compile(r"(?:[^。！？；\n?!;]|[?!;](?=\S))+(?:[。！？；\n]+|[?!;]+(?=\s|$))?")
 
 
 def _mostly_asking(body: str) -> bool:
@@ -706,8 +708,11 @@ def _mostly_asking(body: str) -> bool:
     return bool(QUESTION_END.search(body)) or asked * 2 >= len(sentences)
 
 
+URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
+
+
 def _stance(text: str) -> Stance:
-    body = text.strip()
+    body = URL.sub(" ", text).strip()
     hypothetical = HYPOTHETICAL.search(body)
     if hypothetical and (WOULD.search(body) or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
         return Stance.HYPOTHETICAL

@@ -27,6 +27,7 @@ from memories.hashing import content_hash
 from memories.locks import memory_write_lock
 from memories.models import PATH_SEPARATOR, Memory
 from memories.transfer import parse_line
+from textrules.claims import extract_claim
 from textrules.safety import CredentialRefused, refuse_credentials
 
 
@@ -263,6 +264,8 @@ def memories_import(
                     layer=fields["layer"],
                     content=fields["content"],
                     data=fields["data"],
+                    claim=fields["claim"]
+                    or extract_claim(fields["content"], advertiser=fields["advertiser"], data=fields["data"]).as_dict(),
                     advertiser=fields["advertiser"],
                     business_line=fields["business_line"],
                     category=fields["category"],

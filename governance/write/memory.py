@@ -242,6 +242,23 @@ def governed_restore(
     return created
 
 
+@transaction.atomic
+def _claims_batch(*, after: int, batch_size: int) -> tuple[int, int]:
+    rows = list(Memory.objects.filter(claim={}, pk__gt=after).only("id", "content", "advertiser", "data").order_by("id")[:batch_size])
+    claims = {m.pk: extract_claim(m.content, advertiser=m.advertiser, data=m.data).as_dict() for m in rows}
+    return storage.memories_set_claims(claims=claims), rows[-1].pk if rows else -1
+
+
+def governed_claims_backfill(*, batch_size: int = 500) -> int:
+    """Read the claim of every version written before claims existed, a batch per
+    transaction (a derived field: no audit row, no new version). Returns the rows that got one."""
+    total, after = 0, 0
+    while after >= 0:
+        changed, after = _claims_batch(after=after, batch_size=batch_size)
+        total += changed
+    return total
+
+
 def _audit_l1(memory: Memory, *, authority: Authority, event: AuditEvent, extra: dict[str, Any] | None = None) -> None:
     """L1 core rules bind every agent: each change to one is in the audit log, whichever
     path made it (funnel, approval, promotion, admin, lifecycle), in the same transaction."""

@@ -39,9 +39,10 @@ def _run_task(name: str, now: datetime) -> dict[str, Any]:
 
         return memories_decay_and_evict(now=now)
     if name == "backfill":
+        from governance.write.memory import governed_claims_backfill
         from memories.lifecycle.backfill import embeddings_backfill
 
-        return embeddings_backfill(now=now)
+        return {**embeddings_backfill(now=now), "claims": governed_claims_backfill()}
     if name == "organise":
         from governance.knowledge.organise.backfill import memories_organise, memories_unorganised_count
         from memories.cli.base import progress_bar

@@ -2,6 +2,8 @@
 the data-integrity cases a wrong relation would corrupt, pair by pair and end to end
 through the real funnel on the real database."""
 
+import json
+
 import pytest
 
 from governance.funnel.relation import relate
@@ -140,3 +142,25 @@ def test_a_new_version_carries_its_own_data_not_the_old_one(trigger):
     fresh = Memory.objects.get(pk=new.memory_id)
     assert fresh.data["action"] == "下调10%" and fresh.data["plan_id"] == "plan_050"
     assert fresh.claim["value"]["direction"] == -1
+
+
+def test_claims_are_backfilled_exported_and_imported(ingest):
+    from governance.write.imports import memories_import
+    from governance.write.memory import governed_claims_backfill
+    from memories.transfer import export_line
+
+    written = ingest("用户说：brand_A 医药OTC日预算5000元", source="user", advertiser="brand_A")
+    memory = Memory.objects.get(pk=written.memory_id)
+    assert memory.claim["levers"] == ["budget"] and memory.claim["subject"]["advertiser"] == "brand_a"
+    # A row from before claims existed gets one from the backfill, once.
+    Memory.objects.filter(pk=memory.pk).update(claim={})
+    assert governed_claims_backfill() == 1 and governed_claims_backfill() == 0
+    line = export_line(Memory.objects.get(pk=memory.pk))
+    assert line["claim"]["value"]["quantities"] == [{"role": "budget/day", "value": 5000.0, "unit": "元"}]
+    # An import line keeps the claim it carries, in its normal shape.
+    claim = {**line["claim"], "stance": "order", "junk": 1}
+    row = {"layer": "L2", "content": "brand_B 美妆日预算3000元", "advertiser": "brand_B", "source": "human", "claim": claim}
+    report = memories_import(lines=[json.dumps(row, ensure_ascii=False)], actor="operator")
+    assert report.imported == 1, report.errors
+    imported = Memory.objects.get(content="brand_B 美妆日预算3000元")
+    assert imported.claim["stance"] == "order" and "junk" not in imported.claim
