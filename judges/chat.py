@@ -15,7 +15,6 @@ import re
 import time
 from typing import Any
 
-import openai
 from pydantic import BaseModel, ValidationError
 
 from judges.base import ProviderAnswer, ProviderUnavailable, Telemetry
@@ -59,6 +58,10 @@ class ChatJSONClient:
         self.model = model
         self.timeout = timeout
         self.retry = RetryPolicy.from_config(retries=max_retries)
+        # Imported here, not at the top: the openai package takes most of a second to load,
+        # and every process that imports a judge (the admin, each `memory --help`) paid it.
+        import openai
+
         # The client's own retries are off: ours count attempts and honour a capped Retry-After.
         self._client = openai.OpenAI(
             api_key=api_key if api_key is not None else (config().llm_api_key or "unused"),
@@ -68,6 +71,8 @@ class ChatJSONClient:
         )
 
     def _retryable(self, exc: BaseException) -> bool:
+        import openai
+
         # A slow gateway stays slow (APITimeoutError is a connection error): park instead of
         # multiplying the wait. A body that is not a chat completion is not retried either.
         if isinstance(exc, openai.APITimeoutError):
@@ -77,6 +82,8 @@ class ChatJSONClient:
         return isinstance(exc, openai.APIConnectionError)
 
     def _reason(self, exc: BaseException) -> str:
+        import openai
+
         if isinstance(exc, openai.APITimeoutError):
             return f"timeout after {self.timeout:g}s"
         if isinstance(exc, openai.APIStatusError):
@@ -91,6 +98,8 @@ class ChatJSONClient:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
+
+        import openai
 
         def attempt() -> Any:
             telemetry.attempts += 1
