@@ -3,7 +3,8 @@ active and unexpired, ranked by cosine over the configured embedder's vectors.""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -18,6 +19,9 @@ from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
 from textrules.claims import Claim, extract_claim, wording_overlap
+
+if TYPE_CHECKING:
+    import numpy as np
 
 STALE_LIMIT = 200
 KEEP = 8
@@ -68,6 +72,8 @@ def relation(
 def _vectors_of(rows: list[Memory], embedder: Embedder) -> np.ndarray:
     """Stored vectors of `rows`; rows not embedded yet (the on-commit job has not run, or
     failed) are embedded now and the vectors kept, so the next candidate does not pay."""
+    import numpy as np
+
     vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
     missing = []
     for i, m in enumerate(rows):
@@ -108,6 +114,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
 
     Neighbours come from the search backend's vector candidates (the same ones search uses), plus
     any in-scope rows that have no current vector yet and any exact-text match."""
+    import numpy as np
+
     if c.related is not None and not refresh:
         return c.related
     embedder = get_embedder()

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -33,6 +32,9 @@ from memories.embeddings.store import memory_store_vectors
 from memories.locks import memory_write_lock
 from memories.models import Memory
 from textrules.claims import extract_claim
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SCOPE_DATA_KEYS = frozenset({"plan_id", "campaign_id", "category", "business_line", "channel"})
 TIER_BY_LAYER = {Layer.L1: Tier.CORE, Layer.L2: Tier.WORKING, Layer.L3: Tier.PERIPHERAL, Layer.L4: Tier.CORE}
@@ -184,6 +186,8 @@ def governed_write(
     embedding when the caller already computed it for the same text and model. Returns
     the row written. It holds the scope it writes (memories.locks); a caller that decided
     something first holds it already, from before its decision."""
+    import numpy as np
+
     memory_write_lock(advertisers=[supersedes.advertiser if supersedes is not None else proposal.advertiser])
     old = None
     if supersedes is not None:

@@ -3,11 +3,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from django.conf import settings
 
 from memories.metrics_registry import EMBEDDING_LATENCY, timed
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class EmbeddingError(RuntimeError):
@@ -92,6 +95,8 @@ class Embedder(ABC):
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim == 1:
         matrix = matrix[None, :]

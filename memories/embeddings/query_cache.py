@@ -14,11 +14,14 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from django.conf import settings
 
 from memories.embeddings import get_embedder
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class QueryVectorCache:
         return max(0, int(getattr(settings, "MEMORY_QUERY_CACHE_SIZE", 1024)))
 
     def embed(self, query: str) -> QueryEmbedding:
+        import numpy as np
+
         started = time.perf_counter()
         embedder = get_embedder()
         fitted = embedder.fit_query(query)

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from django.db import transaction
 from django.db.models import Q
 
 from memories.embeddings import EmbeddingError, get_embedder
 from memories.models import Memory
+
+if TYPE_CHECKING:
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +55,8 @@ def embed_memories(memory_ids: Iterable[int]) -> int:
 def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.ndarray], model_name: str) -> None:
     """The one place an embedding is written: float32 bytes, with the model and dimension
     that made it (PostgreSQL's trigger mirrors the bytes into the pgvector column)."""
+    import numpy as np
+
     with transaction.atomic():
         for memory, vector in zip(memories, vectors, strict=True):
             Memory.objects.filter(pk=memory.pk).update(

@@ -7,12 +7,14 @@ tsvector index and pgvector HNSW."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import numpy as np
 from django.db import connection
 
 from memories.search.filters import SearchFilter
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Returns the other arms' candidates, whose keyword scores are wanted too. A function, so
 #: that the keyword arm asks for them only when it needs them: the vector arm may still be

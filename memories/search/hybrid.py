@@ -8,15 +8,16 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from memories.embeddings.query_cache import embed_query_cached
 from memories.search.backends import get_search_backend
 from memories.search.entities import entity_candidates
 from memories.search.filters import SearchFilter
 from memories.search.query import QueryLanguage, prepare_query
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Mode = Literal["hybrid", "keyword", "vector"]
 
@@ -106,6 +107,8 @@ def hybrid_search(
 ) -> SearchOutcome:
     """Rank memories for `query`. `metadata` maps id → (importance, created timestamp);
     when absent the adjustment step loads it."""
+    import numpy as np
+
     embed_ms = 0.0
     started = time.perf_counter()
     keyword: dict[int, float] = {}
@@ -216,6 +219,8 @@ def _mmr(scored: list[SearchHit], vectors: dict[int, np.ndarray], top_k: int, co
     """Maximal marginal relevance: trade a little relevance for not repeating the same fact.
     Greedy: each step takes the best of λ·score − (1−λ)·(max cosine to what is already
     chosen)·score; a near-exact restatement (cosine ≥ mmr_duplicate_cosine) is never taken."""
+    import numpy as np
+
     if not vectors or len(scored) <= 1:
         return scored[:top_k]
     pool = scored[: _pool_size(top_k)]

@@ -176,12 +176,20 @@ def test_a_refresh_with_nothing_new_does_not_wait_for_a_running_search(make_memo
     assert fresh.pk in {m for m, _ in vector_index.search(get_embedder().embed_query("素材"), SearchFilter(), 10)}
 
 
-def test_blas_runs_on_one_thread_whatever_was_imported_first():
-    # numpy loaded before Django's settings (as a script or a bench may do) sizes its BLAS
-    # pool from the environment alone; starting Django must still hold it to one thread.
+@pytest.mark.parametrize(
+    "first",
+    [
+        # numpy loaded before Django's settings (as a script or a bench may do) sizes its
+        # BLAS pool from the environment alone; starting Django must still hold it to one.
+        "import numpy, django; django.setup();",
+        # Django starts without numpy (so --help does not load it); the search loads it later.
+        "import django, sys; django.setup(); assert 'numpy' not in sys.modules; import numpy;",
+    ],
+    ids=["numpy-first", "django-first"],
+)
+def test_blas_runs_on_one_thread_whatever_was_imported_first(first):
     probe = (
-        "import numpy, django; django.setup();"
-        "from threadpoolctl import threadpool_info;"
+        first + "from threadpoolctl import threadpool_info;"
         "print(sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}))"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
