@@ -11,7 +11,19 @@ from desk.admin.common import ReadOnlyAdmin, admin_link
 from desk.admin.list_cells import clamped
 from desk.admin.readable import readable, reasons_list
 from desk.admin.reasons import decision_label, get_language_is_zh, row_reasons_shown, stage_label
+from governance.constants import EventKind
+from governance.knowledge.distill.services import DISTILL_KEY_PREFIX
 from governance.models import MemoryEvent, Trace
+
+
+def event_kind_label(event: MemoryEvent) -> str:
+    """The kind as a reader names it: one ingest kind covers free text, a role-tagged
+    conversation and each candidate a session distillation sent, which read differently."""
+    if event.kind == EventKind.INGEST and (event.idempotency_key or "").startswith(DISTILL_KEY_PREFIX):
+        return str(_("session distillation"))
+    if event.kind == EventKind.INGEST and event.source_turns:
+        return str(_("ingest (conversation)"))
+    return event.get_kind_display()
 
 
 class TraceInline(admin.TabularInline):
@@ -32,14 +44,24 @@ class TraceInline(admin.TabularInline):
 
 @admin.register(MemoryEvent)
 class MemoryEventAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "event_type", "source", "advertiser", "action", "decided_layer", "memory_link", "provider", "created_at")
+    list_display = (
+        "id",
+        "kind_shown",
+        "input_excerpt",
+        "action",
+        "reason_excerpt",
+        "decided_layer",
+        "advertiser",
+        "memory_link",
+        "created_at",
+    )
     list_filter = ("action", "kind", "event_type", "source", "decided_layer", "provider")
     search_fields = ("raw_text", "summary", "advertiser", "actor", "session_id")
     date_hierarchy = "created_at"
     list_select_related = ("memory",)
     fieldsets = (
-        (None, {"fields": ("kind", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
-        (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key", "session_id", "source_turns")}),
+        (None, {"fields": ("kind_shown", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
+        (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key", "session_id", "conversation")}),
         (
             _("Decision"),
             {
@@ -58,7 +80,7 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         (_("Stage timeline"), {"fields": ("timeline",)}),
     )
     readonly_fields = (
-        "kind",
+        "kind_shown",
         "event_type",
         "source",
         "actor",
@@ -79,12 +101,30 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         "decided_at",
         "timeline",
         "session_id",
-        "source_turns",
+        "conversation",
     )
+
+    @admin.display(description=_("kind"), ordering="kind")
+    def kind_shown(self, obj):
+        return event_kind_label(obj)
+
+    @admin.display(description=_("input"))
+    def input_excerpt(self, obj):
+        return clamped(obj.summary or obj.raw_text, css="lingix-wide")
+
+    @admin.display(description=_("reason"))
+    def reason_excerpt(self, obj):
+        return clamped(("；" if get_language_is_zh() else "; ").join(row_reasons_shown(obj)))
 
     @admin.display(description=_("memory"))
     def memory_link(self, obj):
         return admin_link(obj.memory, f"#{obj.memory_id} {Truncator(obj.memory.content).chars(40)}" if obj.memory else None)
+
+    @admin.display(description=_("source turns"))
+    def conversation(self, obj):
+        if not obj.source_turns:
+            return _("not from a conversation")
+        return render_to_string("admin/lingix/conversation.html", {"turns": obj.source_turns})
 
     @admin.display(description=_("data"))
     def data_shown(self, obj):

@@ -8,6 +8,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -17,9 +18,11 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from desk.admin.claims import claim_of, claim_rows
 from desk.admin.entities import memory_entities
 from desk.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
 from desk.admin.memory_list import MemoryListColumns
+from desk.admin.memory_versions import memory_versions
 from governance.intake.selectors import memory_source
 from governance.models import MemoryEvent
 from governance.write.admin_edits import (
@@ -35,9 +38,31 @@ from memories.exceptions import DomainError
 from memories.models import Memory
 from memories.selectors import memory_history
 
+# A memory opens read-only; ?edit=1 is the explicit edit, a governed action that writes a
+# new version (or changes a field in place) through governance.write.admin_edits.
+EDIT_PARAM = "edit"
+
+
+def _editing(request) -> bool:
+    return request.GET.get(EDIT_PARAM) == "1"
+
+
+class MemoryEditForm(forms.ModelForm):
+    edit_note = forms.CharField(
+        label=_("note for the record"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text=_("Why you change it: kept with the new version and shown in the version history."),
+    )
+
+    class Meta:
+        model = Memory
+        fields: list[str] = []
+
 
 @admin.register(Memory)
 class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
+    form = MemoryEditForm
     list_display = (
         "id",
         "layer_code",
@@ -75,6 +100,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         "created_at",
         "updated_at",
         "version_history",
+        "claim_shown",
         "source_events",
         "source_turns",
         "entities",
@@ -84,7 +110,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         "abstract_paragraph",
     )
     fieldsets = (
-        (None, {"fields": ("layer", "kind", "advertiser", "status", "content")}),
+        (None, {"fields": ("layer", "kind", "advertiser", "status", "content", "claim_shown")}),
         (_("Organisation"), {"fields": ("category_path", "abstract_line", "abstract_paragraph")}),
         (_("Quality and scope"), {"fields": ("importance", "confidence", "category", "business_line", "tier", "expires_at")}),
         (_("Entities"), {"fields": ("entities",)}),
@@ -95,6 +121,33 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         (_("Version history"), {"fields": ("version", "valid_from", "valid_to", "version_history")}),
         (_("Use"), {"fields": ("access_count", "last_accessed_at", "reinforcement_count", "embedding_state", "created_at", "updated_at")}),
     )
+
+    def get_fieldsets(self, request, obj=None):
+        if obj is None or not _editing(request):
+            return self.fieldsets
+        first = self.fieldsets[0]
+        return ((first[0], {**first[1], "fields": (*first[1]["fields"], "edit_note")}), *self.fieldsets[1:])
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and not _editing(request):
+            return [name for _title, options in self.fieldsets for name in options["fields"]]
+        return self.readonly_fields
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        if request.method == "POST" and not _editing(request):
+            return HttpResponseRedirect(request.path)  # only the edit page saves
+        obj = self.get_object(request, object_id)
+        can_edit = obj is not None and obj.status == Status.ACTIVE and self.has_change_permission(request, obj)
+        extra_context = {**(extra_context or {}), "editing": _editing(request), "can_edit": can_edit}
+        if not _editing(request):
+            extra_context.update(
+                edit_url=f"{request.path}?{EDIT_PARAM}=1",
+                show_save=False,
+                show_save_and_continue=False,
+                show_save_and_add_another=False,
+                show_delete=False,
+            )
+        return super().change_view(request, object_id, form_url, extra_context)
 
     @admin.display(description=_("entities"))
     def entities(self, obj):
@@ -135,34 +188,45 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
             return _("missing (embed-backfill or the re-embed action will fill it)")
         return f"{obj.embedding_model} · {obj.embedding_dim}d"
 
+    @admin.display(description=_("claim"))
+    def claim_shown(self, obj):
+        rows = claim_rows(claim_of(obj.claim, content=obj.content, advertiser=obj.advertiser, data=obj.data))
+        return format_html(
+            '<table class="lingix-claims" id="memory-claim">{}</table>',
+            format_html_join("", '<tr id="claim-{}"><th>{}</th><td>{}</td></tr>', ((r.key, r.label, r.text) for r in rows)),
+        )
+
     @admin.display(description=_("all versions"))
     def version_history(self, obj):
-        chain = memory_history(memory=obj, advertisers=None)
         rows = format_html_join(
             "",
-            '<tr{}><td><a href="{}">v{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            '<tr id="version-{}"{}><td><a href="{}">v{}</a> #{}<br><span class="quiet">{}</span></td><td>{}<br><span class="quiet">{}</span></td>'
+            '<td>{}</td><td class="lingix-version-change">{}</td></tr>',
             (
                 (
-                    mark_safe(' style="font-weight:bold"') if m.pk == obj.pk else "",
-                    reverse("admin:memories_memory_change", args=[m.pk]),
-                    m.version,
-                    m.get_status_display(),
-                    localtime(m.valid_from).strftime("%Y-%m-%d %H:%M") if m.valid_from else "",
-                    localtime(m.valid_to).strftime("%Y-%m-%d %H:%M") if m.valid_to else "—",
-                    m.get_source_display(),
-                    Truncator(m.content).chars(120),
+                    row.memory.version,
+                    mark_safe(' class="current"') if row.memory.pk == obj.pk else "",
+                    reverse("admin:memories_memory_change", args=[row.memory.pk]),
+                    row.memory.version,
+                    row.memory.pk,
+                    row.memory.get_status_display(),
+                    row.decided_by,
+                    row.when,
+                    row.note or "—",
+                    format_html('<div class="before">{}</div><div class="after">{}</div>', row.before_html, row.after_html)
+                    if row.changed
+                    else row.after_html,
                 )
-                for m in chain
+                for row in memory_versions(obj)
             ),
         )
         return format_html(
-            '<table class="lingix-versions"><thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>',
+            '<table class="lingix-versions lingix-version-diff" id="version-diff"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
+            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
             _("version"),
-            _("status"),
-            _("valid from"),
-            _("valid to"),
-            _("source"),
-            _("content"),
+            _("decided by"),
+            _("note"),
+            _("change from the version before"),
             rows,
         )
 
@@ -194,26 +258,23 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         source = memory_source(memory=obj)
         if not source["turns"]:
             return _("not from a conversation")
-        session = source["session_id"] or _("(no session id)")
-        rows = format_html_join(
-            "",
-            '<tr><td>#{}</td><td>{}</td><td style="white-space:pre-wrap">{}</td></tr>',
-            ((t["index"], t["role"], t["content"]) for t in source["turns"]),
-        )
         return format_html(
-            '<div class="lingix-source-turns"><p class="quiet">{} {} · {} #{}</p><table>{}</table></div>',
-            _("session"),
-            session,
-            _("event"),
-            source["event_id"],
-            rows,
+            '<div class="lingix-source-turns"><p class="quiet">{}</p>{}</div>',
+            format_html(
+                "{} {} · {} #{}",
+                _("session"),
+                source["session_id"] or "—",
+                _("event"),
+                source["event_id"],
+            ),
+            render_to_string("admin/lingix/conversation.html", {"turns": source["turns"]}),
         )
 
     def save_model(self, request, obj, form, change):
         changes = {name: form.cleaned_data[name] for name in form.changed_data if name in ADMIN_EDITABLE_FIELDS}
         # The form bound `obj` to the posted values; the service compares against the stored row.
         stored = Memory.objects.get(pk=obj.pk)
-        result = memory_admin_edit(memory=stored, user=request.user, changes=changes)
+        result = memory_admin_edit(memory=stored, user=request.user, changes=changes, note=form.cleaned_data.get("edit_note") or "")
         request._lingix_result_pk = result.pk
         obj.pk = result.pk
 

@@ -18,12 +18,13 @@ from desk.admin.common import admin_link
 from desk.admin.filters import AdvertiserFilter
 from desk.admin.list_cells import local_time_text
 from desk.admin.readable import readable, review_reasons
-from desk.admin.review_compare import review_candidate_text, review_similar_memories
+from desk.admin.review_compare import review_candidate_text, review_changed_since, review_claims, review_similar_memories, review_turns
+from desk.admin.review_consequence import review_consequences, review_has_automatic_decision
 from desk.admin.review_decision import DecisionForm, Verdict, proposed_by_self, review_decide
 from desk.admin.review_flow import change_url, changelist_url, decision_message, kept_filters, next_open_item, with_next_link
 from desk.admin.review_list import ReviewListColumns
 from desk.admin.review_verdicts import auto_action_label, review_verdicts
-from governance.constants import ReviewStatus
+from governance.constants import ReviewKind, ReviewStatus
 from governance.models import ReviewItem
 from governance.review.audit import review_overturn_writes_l1
 from governance.review.selectors import review_writes_l1
@@ -31,13 +32,19 @@ from memories.constants import L1_PERMISSION
 from memories.exceptions import DomainError
 
 
+def _verdict(form: DecisionForm, item: ReviewItem) -> bool | None:
+    # Only a decision made without a person can be judged right or wrong; on a parked item
+    # the selector is not shown, and a value posted anyway is not recorded.
+    return form.verdict() if review_has_automatic_decision(item) else None
+
+
 @admin.register(ReviewItem)
 class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
-    list_display = ("id", "kind_badge", "candidate", "layer_code", "scope", "waiting", "people")
+    list_display = ("id", "kind_badge", "candidate", "reason_column", "target_column", "layer_code", "scope", "waiting", "people")
     list_display_links = ("id", "candidate")
     list_filter = ("status", "kind", "layer", AdvertiserFilter)
     search_fields = ("reason", "proposed_by", "memory__content", "event__raw_text", "event__summary")
-    list_select_related = ("memory", "event")
+    list_select_related = ("memory", "event", "related_memory")
     actions = ("approve_selected", "reject_selected")
     change_form_template = "admin/governance/reviewitem/change_form.html"
 
@@ -138,6 +145,11 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                 title=gettext("Decide a review item") if item.status == ReviewStatus.OPEN else gettext("Review item"),
                 candidate=candidate,
                 similar=review_similar_memories(item, candidate),
+                claims=review_claims(item),
+                consequences=review_consequences(item),
+                conversation=review_turns(item),
+                changed_since=review_changed_since(item),
+                asks_auto_verdict=review_has_automatic_decision(item) and item.kind != ReviewKind.SAMPLED_AUDIT,
                 decision_form=DecisionForm(initial={"decision": Verdict.APPROVE}),
                 verdicts=review_verdicts(item),
                 why=review_reasons(item),
@@ -176,7 +188,7 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
             return HttpResponseRedirect(back)
         try:
             outcome = review_decide(
-                item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict()
+                item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=_verdict(form, item)
             )
         except (DomainError, PermissionDenied, ValueError) as exc:
             self.message_user(request, str(exc), messages.ERROR)
@@ -198,7 +210,11 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                         continue
                     try:
                         review_decide(
-                            item=item, user=request.user, decision=decision, note=form.cleaned_data["note"], decision_correct=form.verdict()
+                            item=item,
+                            user=request.user,
+                            decision=decision,
+                            note=form.cleaned_data["note"],
+                            decision_correct=_verdict(form, item),
                         )
                         done += 1
                     except (DomainError, PermissionDenied, ValueError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
@@ -10,7 +11,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.list_cells import clamped, local_time, local_time_text
-from desk.admin.review_compare import review_candidate_text
+from desk.admin.reasons import get_language_is_zh, review_reasons_shown
+from desk.admin.review_compare import review_candidate_text, review_conflict_target
 from governance.constants import ReviewStatus
 
 
@@ -36,6 +38,23 @@ class ReviewListColumns:
     @admin.display(description=_("candidate"))
     def candidate(self, obj):
         return clamped(review_candidate_text(obj), css="lingix-wide")
+
+    @admin.display(description=_("reason"))
+    def reason_column(self, obj):
+        return clamped(("；" if get_language_is_zh() else "; ").join(review_reasons_shown(obj)))
+
+    @admin.display(description=_("conflicts with"))
+    def target_column(self, obj):
+        target = review_conflict_target(obj)
+        if target is None:
+            return "—"
+        return format_html(
+            '<a href="{}" class="lingix-nowrap">#{} · v{}</a>{}',
+            reverse("admin:memories_memory_change", args=[target.pk]),
+            target.pk,
+            target.version,
+            clamped(target.content, lines=1),
+        )
 
     @admin.display(description=_("scope"), ordering="advertiser")
     def scope(self, obj):

@@ -27,6 +27,11 @@ def _change_url(memory: Memory) -> str:
     return reverse("admin:memories_memory_change", args=[memory.pk])
 
 
+def _edit_url(memory: Memory) -> str:
+    """Editing is an explicit action: the page opens read-only, ?edit=1 is the form."""
+    return f"{_change_url(memory)}?edit=1"
+
+
 @pytest.fixture
 def l1_rule(make_memory):
     return make_memory(
@@ -51,7 +56,7 @@ def test_reviewer_cannot_edit_l1(reviewer_client, l1_rule):
     assert b'name="content"' not in page.content  # rendered read-only
     assert "绝对化用语" in page.content.decode()
 
-    response = reviewer_client.post(_change_url(l1_rule), _form(l1_rule, content="医药OTC 素材可以使用任何用语"))
+    response = reviewer_client.post(_edit_url(l1_rule), _form(l1_rule, content="医药OTC 素材可以使用任何用语"))
     assert response.status_code == 403
     l1_rule.refresh_from_db()
     assert l1_rule.status == "active" and "绝对化用语" in l1_rule.content
@@ -60,7 +65,7 @@ def test_reviewer_cannot_edit_l1(reviewer_client, l1_rule):
 
 def test_operator_edits_l1_as_a_new_traced_version(operator_client, operator, l1_rule):
     new_text = "医药OTC 广告素材不得出现“治愈”“根治”“无副作用”等绝对化用语"
-    response = operator_client.post(_change_url(l1_rule), _form(l1_rule, content=new_text))
+    response = operator_client.post(_edit_url(l1_rule), _form(l1_rule, content=new_text))
     assert response.status_code == 302, response.content.decode()[:2000]
 
     l1_rule.refresh_from_db()
@@ -84,7 +89,7 @@ def test_operator_edits_l1_as_a_new_traced_version(operator_client, operator, l1
 
 
 def test_field_edit_stays_in_place_and_is_audited(reviewer_client, l2_strategy):
-    response = reviewer_client.post(_change_url(l2_strategy), _form(l2_strategy, importance="8.5"))
+    response = reviewer_client.post(_edit_url(l2_strategy), _form(l2_strategy, importance="8.5"))
     assert response.status_code == 302
     l2_strategy.refresh_from_db()
     assert l2_strategy.importance == 8.5 and l2_strategy.version == 1 and l2_strategy.status == "active"
@@ -94,7 +99,7 @@ def test_field_edit_stays_in_place_and_is_audited(reviewer_client, l2_strategy):
 
 
 def test_an_unchanged_save_writes_nothing(reviewer_client, l2_strategy):
-    assert reviewer_client.post(_change_url(l2_strategy), _form(l2_strategy)).status_code == 302
+    assert reviewer_client.post(_edit_url(l2_strategy), _form(l2_strategy)).status_code == 302
     assert not AuditLog.objects.exists() and not MemoryEvent.objects.exists()
 
 

@@ -80,7 +80,7 @@ def test_approve_with_a_note_writes_through_the_funnel_and_records_the_reviewer(
         reviewer.pk,
         "reviewer_li",
         "核对过投放数据，确认有效",
-        False,
+        None,  # nothing was decided automatically: a posted verdict on a parked conflict is not recorded
     )
     memory = Memory.objects.get(events=item.event)
     # The newer result replaces the old one as version 2 of the same chain.

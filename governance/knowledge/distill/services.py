@@ -28,6 +28,9 @@ from memories.exceptions import DomainError, InvalidInput
 from textrules.safety import refuse_secret_code
 
 MAX_SESSION_ID = 200
+# Every event a distillation sends carries an idempotency key with this prefix: the desk
+# tells a distilled event from a conversation sent to /ingest by it.
+DISTILL_KEY_PREFIX = "distill:"
 
 
 def _session(session_id: Any) -> str:
@@ -59,7 +62,7 @@ def _turn_range(turns: list[Turn], turn_start: int | None, turn_end: int | None)
 
 def _candidate_key(scope: str, session_id: str, indices: list[int]) -> str:
     digest = hashlib.sha256(f"{scope}\x00{session_id}".encode()).hexdigest()[:24]
-    return f"distill:{digest}:{'-'.join(map(str, indices))}"[:128]
+    return f"{DISTILL_KEY_PREFIX}{digest}:{'-'.join(map(str, indices))}"[:128]
 
 
 def _stored(scope: str, session_id: str, start: int, end: int) -> dict[str, Any] | None:

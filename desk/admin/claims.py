@@ -1,0 +1,233 @@
+"""A claim (textrules.claims) as a reviewer reads it: who and what it is about, which lever
+it moves, the value it states and how it is said, each part in the reader's language.
+
+Claims are stored as Claim.as_dict(); this module reads that shape back through
+Claim.from_dict so a claim made by an older extractor or a model shows the same way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from desk.admin.reasons import get_language_is_zh
+from textrules.claims import Claim, Facet, Lever, Quantity, Stance, extract_claim, relate_claims
+from textrules.reasons import WORDS
+
+LEVER_LABELS = {
+    Lever.BID: _("bid"),
+    Lever.BUDGET: _("budget"),
+    Lever.CREATIVE: _("creative"),
+    Lever.TARGETING: _("targeting"),
+    Lever.SCHEDULE: _("schedule"),
+    Lever.LANDING_PAGE: _("landing page"),
+    Lever.CHANNEL: _("channel"),
+    Lever.KPI_TARGET: _("KPI target"),
+    Lever.COMPLIANCE: _("compliance"),
+    Lever.KEYWORD: _("keywords"),
+    Lever.FREQUENCY: _("frequency"),
+    Lever.PROMOTION: _("sales promotion"),
+    Lever.PACING: _("pacing"),
+    Lever.DELIVERY: _("delivery on/off"),
+}
+
+METRIC_LABELS = {
+    "roi": "ROI",
+    "ctr": _("CTR"),
+    "cvr": _("conversion rate"),
+    "cpa": "CPA",
+    "cpc": "CPC",
+    "cpm": "CPM",
+    "gmv": "GMV",
+    "spend": _("spend"),
+    "traffic": _("traffic"),
+    "conversions": _("conversions"),
+    "age": _("age"),
+}
+
+STANCE_LABELS = {
+    Stance.STATEMENT: _("statement"),
+    Stance.ORDER: _("instruction"),
+    Stance.CORRECTION: _("correction"),
+    Stance.QUESTION: _("question"),
+    Stance.HYPOTHETICAL: _("what-if"),
+    Stance.HEDGE: _("guess"),
+    Stance.SUGGESTION: _("suggestion"),
+}
+
+PERIOD_LABELS = {"day": _("per day"), "week": _("per week"), "month": _("per month")}
+
+SCALE_WORDS = {
+    "best_worst": (_("best"), _("worst")),
+    "better_worse": (_("better"), _("worse")),
+    "fit": (_("suitable"), _("not suitable")),
+    "works": (_("works"), _("does not work")),
+}
+
+WEEKDAYS = (_("Mon"), _("Tue"), _("Wed"), _("Thu"), _("Fri"), _("Sat"), _("Sun"))
+
+# The subject's parts, in the order a reviewer reads them, with the facet a relation names.
+SUBJECT_PARTS = (
+    ("advertiser", Facet.ADVERTISER, _("advertiser")),
+    ("plans", Facet.PLAN, _("plan")),
+    ("categories", Facet.CATEGORY, _("category")),
+    ("channels", Facet.CHANNEL, _("channel")),
+    ("audiences", Facet.AUDIENCE, _("audience")),
+    ("weekdays", Facet.WEEKDAY, _("weekdays")),
+    ("time_slots", Facet.TIME_SLOT, _("time of day")),
+    ("dayparts", Facet.TIME_SLOT, _("part of day")),
+    ("events", Facet.EVENT, _("marketing event")),
+    ("places", Facet.PLACE, _("store or region")),
+)
+
+# The facets a relation may name that belong to the value row rather than the subject.
+VALUE_FACETS = {Facet.VALUE, Facet.DIRECTION, Facet.SWITCH, Facet.POLARITY, Facet.METRIC, Facet.PERIOD}
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    key: str  # subject, lever, value, stance, conditions: the id the page and tests use
+    label: str
+    text: str
+    decisive: bool = False  # the part the relation to the other claim turned on
+
+
+def _join(values: list[str]) -> str:
+    return ("、" if get_language_is_zh() else ", ").join(v for v in values if v)
+
+
+def metric_label(name: str) -> str:
+    base, _sep, period = name.partition("/")
+    shown = str(LEVER_LABELS.get(base) or METRIC_LABELS.get(base) or base)
+    return f"{shown} {PERIOD_LABELS[period]}" if period in PERIOD_LABELS else shown
+
+
+def _slot(slot: tuple[float, float]) -> str:
+    return "–".join(f"{int(x):02d}:{int(round((x % 1) * 60)):02d}" for x in slot)
+
+
+def _quantity(q: Quantity) -> str:
+    number = f"{q.value:g}"
+    return f"{metric_label(q.role)} {number}{q.unit}".strip()
+
+
+def _category(path: str) -> str:
+    # "美妆/口红": a vertical and the finer category inside it.
+    return " › ".join(part for part in path.split("/") if part)
+
+
+def _subject_text(claim: Claim) -> list[tuple[Facet, str, str]]:
+    sub = claim.subject
+    values: dict[str, list[str]] = {
+        "advertiser": [sub.advertiser] if sub.advertiser else [],
+        "plans": sorted(sub.plans),
+        "categories": [_category(c) for c in sorted(sub.categories)],
+        "channels": sorted(sub.channels),
+        "audiences": sorted(sub.audiences),
+        "weekdays": [str(WEEKDAYS[d - 1]) for d in sorted(sub.weekdays) if 1 <= d <= 7],
+        "time_slots": [_slot(s) for s in sorted(sub.time_slots)],
+        "dayparts": sorted(sub.dayparts),
+        "events": sorted(sub.events),
+        "places": sorted(sub.places),
+    }
+    return [(facet, str(label), _join(values[key])) for key, facet, label in SUBJECT_PARTS if values[key]]
+
+
+def _value_text(claim: Claim) -> str:
+    parts = [_quantity(q) for q in claim.quantities]
+    if claim.direction:
+        parts.append(gettext("raise") if claim.direction > 0 else gettext("lower"))
+    if claim.switch:
+        parts.append(gettext("switch on") if claim.switch > 0 else gettext("pause"))
+    if claim.polarity < 0 and not claim.switch:
+        parts.append(gettext("negated (says no / not / never)"))
+    for scale, side in sorted(claim.assessments):
+        words = SCALE_WORDS.get(scale)
+        if words:
+            parts.append(str(words[0 if side > 0 else 1]))
+    for metric, sign in sorted(claim.trends):
+        parts.append(f"{metric_label(metric)} {'↑' if sign > 0 else '↓'}")
+    return _join(parts)
+
+
+def claim_of(raw: dict[str, Any] | None, *, content: str = "", advertiser: str | None = None, data: Any = None) -> Claim:
+    """A stored claim, or, for a candidate that carries none, the one the write would store
+    (governance.write.memory reads it from the content the same way)."""
+    if raw:
+        return Claim.from_dict(raw)
+    return extract_claim(content, advertiser=advertiser, data=data if isinstance(data, dict) else None)
+
+
+def _labelled(pairs: list[tuple[str, str]]) -> str:
+    if get_language_is_zh():
+        return "；".join(f"{label}：{text}" for label, text in pairs)
+    return "; ".join(f"{label}: {text}" for label, text in pairs)
+
+
+def claim_rows(claim: Claim, *, decisive: set[str] | None = None) -> list[ClaimRow]:
+    """The claim as labelled rows; `decisive` holds the facets a relation turned on."""
+    decisive = decisive or set()
+    subject = _subject_text(claim)
+    levers = [str(LEVER_LABELS.get(lever, lever)) for lever in sorted(claim.levers)] + [metric_label(m) for m in sorted(claim.metrics)]
+    rows = [
+        ClaimRow(
+            "subject",
+            gettext("subject"),
+            _labelled([(label, text) for _f, label, text in subject]) or "—",
+            any(f in decisive for f, *_ in subject),
+        ),
+        ClaimRow("lever", gettext("lever"), _join(levers) or "—", Facet.LEVER in decisive),
+        ClaimRow("value", gettext("value"), _value_text(claim) or "—", bool(VALUE_FACETS & decisive)),
+        ClaimRow("stance", gettext("stance"), str(STANCE_LABELS.get(claim.stance, claim.stance))),
+    ]
+    if claim.conditions:
+        rows.append(ClaimRow("conditions", gettext("conditions"), _join(sorted(claim.conditions)), Facet.CONDITION in decisive))
+    return rows
+
+
+def matched_shown(parts: list[str]) -> str:
+    """The parts both claims share ("advertiser:brand_a", "lever:bid", "lever:metric:roi")."""
+    shown = []
+    for part in parts:
+        kind, _sep, value = str(part).partition(":")
+        if kind == "lever":
+            shown.append(
+                metric_label(value.removeprefix("metric:")) if value.startswith("metric:") else str(LEVER_LABELS.get(value, value))
+            )
+        elif kind == "category":
+            shown.append(_category(value))
+        else:
+            shown.append(f"{facet_label(kind)} {value}".strip())
+    return _join(shown)
+
+
+def facet_label(facet: str) -> str:
+    """A relation's deciding part ("value", "time_slot" …) in the reader's language."""
+    if get_language_is_zh():
+        return WORDS.get(facet, facet)
+    return facet.replace("_", " ")
+
+
+def relation_between(candidate: Claim, target: Claim) -> dict[str, Any]:
+    """How the candidate relates to the target, decided the way the conflict stage decides
+    it (textrules.claims.relate_claims): relation, deciding part, old → new, shared parts."""
+    found = relate_claims(candidate, target)
+    return {
+        "relation": str(found.kind),
+        "facet": str(found.facet),
+        "detail": f"{found.old} → {found.new}" if (found.old or found.new) else "",
+        "matched": list(found.matched),
+    }
+
+
+def relation_label(relation: str) -> str:
+    labels = {
+        "duplicate": _("duplicate"),
+        "contradiction": _("contradiction"),
+        "refinement": _("refinement"),
+        "compatible": _("compatible"),
+        "ambiguous": _("unclear subject"),
+    }
+    return str(labels.get(relation, relation))
