@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -286,3 +287,34 @@ def env():
 
         yield _set
     reload_config()
+
+
+# Modules whose tests start real servers or subprocesses, scan big corpora or embed the
+# demo store per test: several seconds each (pytest --durations on a full run). Marked
+# here in one place, so `make test-fast` (-m "not slow and not browser") leaves them out.
+SLOW_MODULES = frozenset(
+    {
+        "tests/api/test_fuzz.py",
+        "tests/api/test_limits.py",
+        "tests/api/test_limits_across_workers.py",
+        "tests/api/test_log_redaction.py",
+        "tests/api/test_mcp.py",
+        "tests/bench/test_benches.py",
+        "tests/governance/lifecycle/test_overlapping_runs.py",
+        "tests/governance/test_funnel_labelled_set.py",
+        "tests/memories/test_search_threads.py",
+        "tests/memories/test_vector_first_pass.py",
+        "tests/security/test_erase_files.py",
+        "tests/site/test_cli_process.py",
+        "tests/site/test_operator_experience.py",
+        "tests/site/test_soak.py",
+        "tests/site/test_tasks.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(__file__).resolve().parent.parent
+    for item in items:
+        if Path(str(item.fspath)).resolve().relative_to(root).as_posix() in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
