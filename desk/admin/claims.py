@@ -6,6 +6,7 @@ Claim.from_dict so a claim made by an older extractor or a model shows the same 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,6 +209,16 @@ def facet_label(facet: str) -> str:
     if get_language_is_zh():
         return WORDS.get(facet, facet)
     return facet.replace("_", " ")
+
+
+_CODE_WORDS = re.compile(
+    r"\b(" + "|".join(sorted({*METRIC_LABELS, *(str(lever) for lever in Lever)}, key=len, reverse=True)) + r")(/\w+)?\b"
+)
+
+
+def detail_shown(detail: str) -> str:
+    """A relation's "old → new" ("cvr 35% → cvr 5%") with its metric and lever codes named."""
+    return _CODE_WORDS.sub(lambda m: metric_label(m.group(0)), detail or "")
 
 
 def relation_between(candidate: Claim, target: Claim) -> dict[str, Any]:

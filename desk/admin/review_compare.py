@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from desk.admin.claims import claim_of, claim_rows, facet_label, matched_shown, relation_between, relation_label
+from desk.admin.claims import claim_of, claim_rows, detail_shown, facet_label, matched_shown, relation_between, relation_label
 from desk.admin.diff import diff_html
 from desk.admin.reasons import review_reasons_shown
 from governance.models import ReviewItem
@@ -84,7 +84,7 @@ def review_claims(item: ReviewItem) -> dict[str, Any]:
         "target_rows": claim_rows(target_claim, decisive=decisive),
         "relation": relation_label(relation["relation"]),
         "facet": facet_label(relation["facet"]) if relation.get("facet") else "",
-        "detail": relation.get("detail", ""),
+        "detail": detail_shown(relation.get("detail", "")),
         "matched": matched_shown(relation.get("matched") or []),
         "existing_html": existing_html,
         "candidate_html": candidate_html,
