@@ -1,13 +1,20 @@
 """One interface for every judge: classify free text, check value criteria, judge a
-candidate. Each call returns the answer with the telemetry a Trace row records."""
+candidate, relate a candidate to what is remembered. Each call returns the answer with
+the telemetry a Trace row records."""
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+
+from judges.prompts import PROMPT_VERSIONS
+from judges.schemas import RelationOut
+from textrules.claims import Facet
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -56,6 +63,62 @@ class JudgeRequest:
     related: list[dict[str, Any]]
 
 
+class RelationSource(StrEnum):
+    MODEL = "model"
+    OFFLINE = "offline"
+
+
+@dataclass(frozen=True)
+class RelationNeighbour:
+    """A remembered statement near the candidate, with what the rules read in it and
+    their verdict (a textrules.claims RelationKind and the Facet that decided)."""
+
+    id: int
+    content: str
+    claim: dict[str, Any]
+    relation: str
+    facet: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class RelationRequest:
+    """`content` and every neighbour's text are untrusted and are always delimited."""
+
+    content: str
+    claim: dict[str, Any]
+    neighbours: list[RelationNeighbour]
+
+
+@dataclass
+class RelationAnswer:
+    """Verdicts by memory id, only for ids that were asked about. `source` says whose they
+    are; `fallback` why they are the rules' although a model was configured."""
+
+    verdicts: dict[int, RelationOut]
+    source: RelationSource
+    telemetry: Telemetry
+    fallback: str = ""
+    ignored: list[str] = field(default_factory=list)
+    model_called: bool = False
+
+
+def rule_verdicts(request: RelationRequest) -> dict[int, RelationOut]:
+    """The rules' own verdicts in the shape a model answers."""
+    out = {}
+    for n in request.neighbours:
+        facet = n.facet if n.facet in Facet._value2member_map_ else Facet.TEXT
+        try:
+            out[n.id] = RelationOut(id=n.id, relation=n.relation, facet=facet, reason=n.detail or f"rules: {n.relation} ({facet})")
+        except ValidationError:
+            continue  # not a relation the rules name: the funnel keeps its own verdict for it
+    return out
+
+
+def rules_answer(request: RelationRequest, telemetry: Telemetry, *, fallback: str = "", model_called: bool = False) -> RelationAnswer:
+    return RelationAnswer(rule_verdicts(request), RelationSource.OFFLINE, telemetry, fallback=fallback, model_called=model_called)
+
+
 class JudgeProvider(ABC):
     name: str = ""
     model: str = ""
@@ -77,3 +140,13 @@ class JudgeProvider(ABC):
 
     @abstractmethod
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer: ...
+
+    def relate(self, *, request: RelationRequest) -> RelationAnswer:
+        """How the candidate relates to each neighbour. A provider without a relation model
+        answers with the rules' verdicts; one with a model falls back to them on any failure,
+        so this never raises and never parks an event by itself."""
+        started = time.perf_counter()
+        telemetry = Telemetry(provider=self.name, model=self.model, prompt_version=PROMPT_VERSIONS["relate"])
+        answer = rules_answer(request, telemetry)
+        telemetry.latency_ms = (time.perf_counter() - started) * 1000
+        return answer

@@ -11,7 +11,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from judges import prompts
-from judges.base import JudgeProvider, JudgeRequest, ProviderAnswer, ProviderUnavailable, Telemetry
+from judges.base import (
+    JudgeProvider,
+    JudgeRequest,
+    ProviderAnswer,
+    ProviderUnavailable,
+    RelationAnswer,
+    RelationRequest,
+    Telemetry,
+    rules_answer,
+)
 from judges.chat import ChatJSONClient, extract_json
 from judges.schemas import DoubtMemOut, JudgeOut
 
@@ -67,6 +76,12 @@ class DoubtMemJudge(JudgeProvider):
 
     def assess_value(self, **kwargs: Any) -> ProviderAnswer:
         return self.fallback.assess_value(**kwargs)
+
+    def relate(self, *, request: RelationRequest) -> RelationAnswer:
+        # Trained on faithfulness, not on relations: the rules' verdicts stand (the funnel
+        # asks the main provider, so a gateway beside DoubtMem still judges relations).
+        telemetry = Telemetry(provider=self.name, model=self.model, prompt_version=prompts.PROMPT_VERSIONS["relate"])
+        return rules_answer(request, telemetry, fallback="the DoubtMem model judges faithfulness, not relations")
 
     def judge(self, *, request: JudgeRequest) -> ProviderAnswer:
         content, telemetry = self.chat.ask(

@@ -1,16 +1,26 @@
 """The gateway judge: any OpenAI-compatible chat endpoint through the shared chat client.
 
 It asks for a JSON object and validates it with pydantic; output that does not validate
-raises ProviderUnavailable, and the funnel parks the event."""
+raises ProviderUnavailable, and the funnel parks the event. Relations are the exception:
+without a usable answer the rules' verdicts stand, and the answer says why."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from judges import prompts
-from judges.base import JudgeProvider, JudgeRequest, ProviderAnswer
+from judges.base import (
+    JudgeProvider,
+    JudgeRequest,
+    ProviderAnswer,
+    ProviderUnavailable,
+    RelationAnswer,
+    RelationRequest,
+    RelationSource,
+    rules_answer,
+)
 from judges.chat import ChatJSONClient
-from judges.schemas import ClassifyOut, JudgeOut, ValueOut
+from judges.schemas import ClassifyOut, JudgeOut, RelationsOut, ValueOut
 
 
 class OpenAIJudge(JudgeProvider):
@@ -47,3 +57,29 @@ class OpenAIJudge(JudgeProvider):
         return self.chat.ask_model(
             messages=prompts.judge_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["judge"], schema=JudgeOut
         )
+
+    def relate(self, *, request: RelationRequest) -> RelationAnswer:
+        if not request.neighbours:
+            return super().relate(request=request)
+        try:
+            answer = self.chat.ask_model(
+                messages=prompts.relate_messages(request=request), prompt_version=prompts.PROMPT_VERSIONS["relate"], schema=RelationsOut
+            )
+        except ProviderUnavailable as exc:
+            return rules_answer(request, exc.telemetry, fallback=exc.reason, model_called=True)
+        asked = {n.id for n in request.neighbours}
+        verdicts, ignored = {}, []
+        for verdict in answer.value.relations:
+            if verdict.id not in asked:
+                # A memory it was not shown (or one it made up) is not the model's to judge.
+                ignored.append(f"unknown id {verdict.id}")
+            elif verdict.id in verdicts:
+                ignored.append(f"second verdict for #{verdict.id}")
+            else:
+                verdicts[verdict.id] = verdict
+        if not verdicts:
+            why = "no verdict for any memory it was asked about" + (f" ({'; '.join(ignored)})" if ignored else "")
+            fallback = rules_answer(request, answer.telemetry, fallback=why, model_called=True)
+            fallback.ignored = ignored
+            return fallback
+        return RelationAnswer(verdicts, RelationSource.MODEL, answer.telemetry, ignored=ignored, model_called=True)

@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textrules.claims import Facet, RelationKind
+
 PROMPT_VERSIONS = {
     "classify": "classify-2026.12.1",
     "value": "value-2026.12.1",
     "judge": "judge-2026.12.1",
     "doubtmem": "doubtmem-2026.12.1",
     "distill": "distill-2026.12.1",
+    "relate": "relate-2026.12.1",
 }
 
 _UNTRUSTED_RULE = (
@@ -135,4 +138,41 @@ def distill_messages(*, turns: list[dict[str, Any]], start: int, end: int) -> li
     return [
         {"role": "system", "content": DISTILL_SYSTEM},
         {"role": "user", "content": f"prompt:distill\nrange: turns {start}..{end}\n" + untrusted_block({"turns": turns})},
+    ]
+
+
+RELATE_SYSTEM = (
+    "You compare a candidate statement for the memory of advertising agents with statements already remembered, "
+    "one verdict per remembered statement. The subject is what a statement is about (advertiser, plan or campaign, "
+    "category, channel, audience, weekday, time slot, promotion event, period, store or region); the lever is what it "
+    "sets or reports (bid, budget, creative, targeting, schedule, landing page, channel, KPI target, compliance term, "
+    "a metric). relation is one of: duplicate (same subject, lever and value, in any wording or language); "
+    "contradiction (same subject and lever, a different value, direction, on/off switch or polarity: the candidate "
+    "would replace it); refinement (the same statement under narrower conditions or for a narrower subject); "
+    "compatible (a different part of the subject or a different lever: both hold); ambiguous (they may conflict but "
+    "the subject cannot be told apart). Beside each text is the claim rule-based code read from it; it can miss what "
+    "the text says, so read the text. facet names the part that decided, one of: "
+    + ", ".join(f.value for f in Facet)
+    + ". "
+    + _UNTRUSTED_RULE
+    + ' Answer with one JSON object only: {"relations": [{"id": int, "relation": '
+    + "|".join(f'"{k.value}"' for k in RelationKind)
+    + ', "facet": str, "reason": str}]}, exactly one entry for each id you are asked about and no other id.'
+)
+
+
+def relate_messages(*, request: Any) -> list[dict[str, str]]:
+    ids = [n.id for n in request.neighbours]
+    return [
+        {"role": "system", "content": RELATE_SYSTEM},
+        {
+            "role": "user",
+            "content": f"prompt:relate\nids to answer: {json.dumps(ids)}\n"
+            + untrusted_block(
+                {
+                    "candidate": {"text": request.content, "claim": request.claim},
+                    "remembered": [{"id": n.id, "text": n.content, "claim": n.claim} for n in request.neighbours],
+                }
+            ),
+        },
     ]

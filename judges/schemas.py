@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, StrictInt
 
+from textrules.claims import Facet, RelationKind
 from textrules.reasons import Reason
 
 TriggerName = Literal[
@@ -80,3 +81,17 @@ class DoubtMemOut(_Strict):
     consistency: ConsistencyName = "unknown"
     confidence: float = Field(ge=0, le=1, default=0.6)
     reason: str = ""
+
+
+class RelationOut(_Strict):
+    """A model's verdict on one remembered statement (judges/prompts.py RELATE_SYSTEM).
+    Every field is required: a verdict without its facet or its reason is no verdict."""
+
+    id: StrictInt  # a JSON number; true or "12" is not an id
+    relation: RelationKind
+    facet: Facet
+    reason: str = Field(min_length=1, max_length=600)
+
+
+class RelationsOut(_Strict):
+    relations: list[RelationOut] = Field(max_length=32)

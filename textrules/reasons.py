@@ -80,6 +80,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_OUT_OF_SCOPE = "duplicate_out_of_scope"
     DUPLICATE_REINFORCED = "duplicate_reinforced"
     SUBJECT_UNCLEAR = "subject_unclear"
+    RELATION_DISPUTED = "relation_disputed"
     REFINES = "refines"
     COMPATIBLE = "compatible"
     NO_CONFLICT = "no_conflict"
@@ -257,6 +258,10 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
         "may contradict memory #%(id)s (%(signal)s), but one of them leaves open a part of the subject the other names (%(part)s): a person decides",
         "可能与记忆 #%(id)s 矛盾（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
     ),
+    C.RELATION_DISPUTED: (
+        "the model reads memory #%(id)s as %(model)s, the rules as %(rules)s (%(signal)s): a person decides",
+        "模型判断与记忆 #%(id)s 的关系是“%(model)s”，规则判断是“%(rules)s”（%(signal)s）：由人工决定",
+    ),
     C.REFINES: (
         "refines memory #%(id)s (%(signal)s); written beside it",
         "细化了记忆 #%(id)s（%(signal)s）；与它并存写入",
@@ -366,6 +371,9 @@ WORDS: dict[str, str] = {
     "consistent": "一致",
     "duplicate": "重复",
     "contradiction": "矛盾",
+    "refinement": "细化",
+    "compatible": "相容",
+    "ambiguous": "无法区分",
     "unknown": "未知",
     "same text": "文本相同",
     "different subject": "主体不同",

@@ -10,6 +10,7 @@ from typing import Any
 from django.utils import timezone
 
 from governance.constants import EventStatus, ReviewKind
+from governance.funnel.model_relations import stage_relations
 from governance.funnel.pipeline import (
     FunnelContext,
     always,
@@ -137,6 +138,7 @@ DEFAULT_PIPELINE = [
     stage_guard_rules,
     stage_value,
     stage_judge,
+    stage_relations,
     stage_layer_policy,
     stage_conflict,
     stage_validate,

@@ -5,10 +5,15 @@ A duplicate is refused and reinforces the memory it repeats. A contradiction bec
 versioned UPDATE when the new evidence is stronger than the old; otherwise a person
 decides. A change whose subject cannot be told apart from the old one's is parked for a
 person, never superseded. L1 is never overwritten automatically. A refinement or a
-compatible statement is written beside what is known."""
+compatible statement is written beside what is known.
+
+With a gateway, the relations the model gave before the transaction are put on the
+neighbours read here (governance.funnel.model_relations), within the hard rules; a
+verdict of the model that disputes what the rules read is parked for a person."""
 
 from __future__ import annotations
 
+from governance.funnel import model_relations
 from governance.funnel.related import find_related
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Layer
@@ -41,8 +46,19 @@ def _signal(r: dict) -> list[str]:
     return [r.get("signal", "")] + ([r["detail"]] if r.get("detail") else [])
 
 
+_MODEL_KEYS = ("source", "rules_relation", "model_relation", "model_facet", "model_reason", "overruled")
+
+
 def conflict(c: Candidate) -> StageOutcome:
+    return model_relations.stamp(_conflict(c), c.relation_answer)
+
+
+def _conflict(c: Candidate) -> StageOutcome:
     related = find_related(c, refresh=True)
+    # An exact repeat settles it; otherwise a contradiction outranks a near-duplicate: reversing one
+    # memory while resembling another must not reinforce.
+    exact_repeat = bool(related) and related[0].get("signal") == "text"
+    related, relation_scores = model_relations.overlay(c, related)
     scores: dict = {
         "related": [
             {
@@ -52,13 +68,13 @@ def conflict(c: Candidate) -> StageOutcome:
                 "signal": r.get("signal", ""),
                 "detail": r.get("detail", ""),
                 "matched": r.get("matched", []),
+                **{k: r[k] for k in _MODEL_KEYS if k in r},
             }
             for r in related
-        ]
+        ],
+        **relation_scores,
     }
-    # An exact repeat settles it; otherwise a contradiction outranks a near-duplicate: reversing one
-    # memory while resembling another must not reinforce.
-    if related and related[0].get("signal") == "text":
+    if exact_repeat:
         related = related[:1]
     for r in related:
         old = r["memory"]
@@ -67,6 +83,9 @@ def conflict(c: Candidate) -> StageOutcome:
         c.conflict_with, c.conflict_kind = old, "contradiction"
         scores.update(relation=r["relation"], signal=r.get("signal", ""), contradicts=old.pk)
         signal = _signal(r)
+        if r.get("disputed"):
+            reason = Reason.of(C.RELATION_DISPUTED, id=old.pk, model=r["model_relation"], rules=r["rules_relation"], signal=signal)
+            return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
         if r["relation"] == "ambiguous":
             # One side names a part of the subject the other leaves open: superseding could
             # erase a rule about something else, so a person decides.

@@ -69,6 +69,7 @@ class Candidate:
     probe: Any = None  # the candidate's embedding, computed once
     related: list[Any] | None = None  # [{memory, cosine, relation}] near the candidate, once looked up
     claim: Any = None  # its textrules.claims.Claim, read once
+    relation_answer: Any = None  # judges.base.RelationAnswer for its neighbours, asked before the transaction
 
     def as_payload(self) -> dict[str, Any]:
         """What a parked candidate needs so a reviewer's approval can write it later."""
