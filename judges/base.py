@@ -122,6 +122,9 @@ def rules_answer(request: RelationRequest, telemetry: Telemetry, *, fallback: st
 class JudgeProvider(ABC):
     name: str = ""
     model: str = ""
+    # True when `relate` asks a model; otherwise it restates the rules' verdicts and the
+    # funnel does not build a request for it.
+    relation_model: bool = False
 
     @abstractmethod
     def classify(self, *, text: str, source: str) -> ProviderAnswer: ...

@@ -25,6 +25,7 @@ from judges.schemas import ClassifyOut, JudgeOut, RelationsOut, ValueOut
 
 class OpenAIJudge(JudgeProvider):
     name = "openai"
+    relation_model = True
 
     def __init__(self, *, base_url: str, model: str, timeout: float, max_retries: int):
         self.model = model

@@ -86,8 +86,9 @@ def stage_relations(ctx: FunnelContext) -> StageOutcome | None:
     outside the transaction). No trace row of its own: the conflict stage records what
     was asked, what came back and what was used."""
     c = ctx.candidate
-    if not c.related:
-        # No neighbours, or the embedder failed (the conflict stage parks on that itself).
+    if not c.related or not ctx.provider.relation_model:
+        # No neighbours, the embedder failed (the conflict stage parks on that itself), or
+        # no model to ask: the rules' relations stand as they are.
         return None
     c.relation_answer = ctx.provider.relate(request=relation_request(c, c.related))
     return None
