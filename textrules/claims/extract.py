@@ -1,0 +1,336 @@
+"""Reading a claim from one statement (and the structured data of its event)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+from textrules import signals as s
+from textrules.claims.parts import Claim, Lever, Quantity, Stance, Subject
+from textrules.claims.words import (
+    ADVERTISER,
+    AGE_RANGE,
+    AUDIENCE_RX,
+    CHANNEL_RX,
+    CONDITION_RX,
+    CONSEQUENCE,
+    CURRENCY_BEFORE,
+    DAYPART_RX,
+    DOWN,
+    EVENT_RX,
+    FALL,
+    HYPOTHETICAL,
+    LEVER_RX,
+    METRIC_RX,
+    NOT_PLACES,
+    ORDER,
+    PERIOD_RX,
+    PLACE,
+    PLACE_CANON,
+    PLAN,
+    PM,
+    QUESTION,
+    QUESTION_END,
+    RESTRICTION,
+    RISE,
+    ROLE_WINDOW,
+    SCALE_RX,
+    SENTENCE,
+    START_DAY,
+    SWITCH_OFF,
+    SWITCH_ON,
+    UNIT,
+    UNIT_CANON,
+    UP,
+    URL,
+    VERTICAL_RX,
+    WEEKDAY,
+    WEEKDAY_NAMES,
+    WEEKDAY_SPAN,
+    WEEKEND,
+    WORKDAYS,
+    WOULD,
+)
+
+
+def _names(table: Mapping[str, re.Pattern[str]], text: str) -> frozenset[str]:
+    return frozenset(name for name, rx in table.items() if rx.search(text))
+
+
+def _categories(text: str) -> frozenset[str]:
+    found: set[str] = set()
+    for vertical, (broad, fine) in VERTICAL_RX.items():
+        fine_hits = {canon for canon, rx in fine.items() if rx.search(text)}
+        if fine_hits:
+            found |= {f"{vertical}/{hit}" for hit in fine_hits}
+        elif broad.search(text):
+            found.add(vertical)
+    return frozenset(found)
+
+
+# "下周一起", "effective Monday": the day a change starts, not the days it covers.
+
+
+def _weekdays(text: str) -> frozenset[int]:
+    text = START_DAY.sub(" ", text)
+    days: set[int] = set()
+    for m in WEEKDAY_SPAN.finditer(text):
+        a, b = WEEKDAY_NAMES[m.group(1)], WEEKDAY_NAMES[m.group(2)]
+        days |= set(range(a, b + 1)) if a <= b else set()
+    text = WEEKDAY_SPAN.sub(" ", text)
+    for m in WEEKDAY.finditer(text):
+        name = (m.group(1) or m.group(2) or "").lower()
+        if name in WEEKDAY_NAMES:
+            days.add(WEEKDAY_NAMES[name])
+    if WORKDAYS.search(text):
+        days |= {1, 2, 3, 4, 5}
+    if WEEKEND.search(text):
+        days |= {6, 7}
+    return frozenset(days)
+
+
+def _time_slots(text: str) -> frozenset[tuple[float, float]]:
+    slots = set()
+    for m in s.TIME_RANGE.finditer(text):
+        if not (m.group(5) or (m.group(2) and m.group(4))):
+            continue
+        start = int(m.group(1)) + int(m.group(2) or 0) / 60
+        end = int(m.group(3)) + int(m.group(4) or 0) / 60
+        # "晚上8点到10点" is 20:00-22:00.
+        if PM.search(text[max(0, m.start() - 4) : m.start()]) or (m.group(5) or "").lower() == "pm":
+            start, end = (start + 12 if start < 12 else start), (end + 12 if end < 12 else end)
+        if 0 <= start <= 24 and 0 <= end <= 24:
+            slots.add((round(start, 2), round(end, 2)))
+    return frozenset(slots)
+
+
+def _role_at(text: str, start: int, end: int) -> str:
+    """What a number measures: the nearest lever or metric named before it (or, failing
+    that, just after it). "ROI仅1.8" is an ROI, "25-35岁" an age."""
+    after = text[end : end + 4]
+    if re.match(r"\s*(?:岁|周岁|years? old)", after, re.I):
+        return "age"
+    # Latin words are longer than Chinese ones: the same few words span more characters.
+    before = text[max(0, start - ROLE_WINDOW * 3) : start]
+    latin = sum(ch.isascii() for ch in before[-ROLE_WINDOW:]) > ROLE_WINDOW // 2
+    window = before if latin else before[-ROLE_WINDOW:]
+    best, best_pos = "", -1
+    for name, rx in (*METRIC_RX.items(), *((str(k), v) for k, v in LEVER_RX.items())):
+        for m in rx.finditer(window):
+            # On a tie the metric wins: "目标ROI" names the ROI, the KPI lever is implied.
+            if m.end() > best_pos:
+                best, best_pos = name, m.end()
+    if best:
+        period = next((name for name, rx in PERIOD_RX.items() if rx.search(window)), "")
+        return f"{best}{period}"
+    ahead = text[end : end + ROLE_WINDOW]
+    if re.match(r"\s*(?:公里|千米|km\b|miles?\b)", ahead, re.I):
+        return "radius"
+    for name, rx in (*METRIC_RX.items(), *((str(k), v) for k, v in LEVER_RX.items())):
+        if rx.match(ahead.lstrip(" 的")):
+            return name
+    return ""
+
+
+def _quantities(text: str) -> tuple[Quantity, ...]:
+    plain = s.without_time_ranges(AGE_RANGE.sub(" ", text))
+    out: list[Quantity] = []
+    for m in re.finditer(r"(?<![A-Za-z_0-9.])(\d+(?:\.\d+)?)", plain):
+        tail = plain[m.end() : m.end() + 1]
+        value = float(m.group(1))
+        if tail in {"年", "月", "日", "号", "/", "期"} or (1900 <= value <= 2100 and tail != "元"):
+            continue
+        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or re.match(r"[A-Za-z]", plain[m.end() : m.end() + 1] or " "):
+            continue  # an id like plan_07 or a code like 618A, not a quantity
+        unit_match = UNIT.match(plain, m.end())
+        unit = (unit_match.group(1) or "").lower() if unit_match else ""
+        if CURRENCY_BEFORE.search(plain[max(0, m.start() - 2) : m.start()]):
+            unit = "$" if "$" in plain[max(0, m.start() - 2) : m.start()] else "元"
+        unit = UNIT_CANON.get(unit, unit)
+        role = _role_at(plain, m.start(), m.end())
+        if not role:
+            continue
+        out.append(Quantity(role=role, value=value, unit=unit))
+    for m in AGE_RANGE.finditer(text):
+        low, high = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.append(Quantity(role="age", value=float(low), unit="岁起"))
+        out.append(Quantity(role="age", value=float(high), unit="岁止"))
+    return tuple(dict.fromkeys(out))
+
+
+def _places(text: str) -> frozenset[str]:
+    found = set()
+    for m in PLACE.finditer(text):
+        name = next((g for g in m.groups() if g), m.group(0)).strip()
+        name = re.sub(r"^(?:的|在|和|与)", "", name)
+        if name and name not in NOT_PLACES:
+            found.add(PLACE_CANON.get(name.lower(), name))
+    return frozenset(found)
+
+
+def _plans(text: str) -> frozenset[str]:
+    found = set()
+    for m in PLAN.finditer(text):
+        ident = m.group(1) or m.group(2) or m.group(3) or ""
+        if ident and not re.fullmatch(r"\d{4}", ident):
+            found.add(ident.upper())
+    return frozenset(found)
+
+
+# A sentence ends at Chinese end punctuation, or at ASCII ? ! ; followed by a space or the
+# end ("search?query=" inside a link is not a question).
+
+
+def _mostly_asking(body: str) -> bool:
+    """Ends on a question, or asks in at least half of its sentences ("我确认过？我不记得")."""
+    sentences = [m.group(0).strip() for m in SENTENCE.finditer(body) if m.group(0).strip(" 。！？!?；;\n")]
+    if not sentences:
+        return False
+    asked = sum(1 for sentence in sentences if QUESTION_END.search(sentence))
+    return bool(QUESTION_END.search(body)) or asked * 2 >= len(sentences)
+
+
+def _stance(text: str) -> Stance:
+    body = URL.sub(" ", text).strip()
+    hypothetical = HYPOTHETICAL.search(body)
+    if hypothetical and (WOULD.search(body) or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
+        return Stance.HYPOTHETICAL
+    if _mostly_asking(body) or (QUESTION.search(body) and not ORDER.search(body)):
+        return Stance.QUESTION
+    if s.is_hedged(body):
+        return Stance.HEDGE
+    if s.has(s.CORRECTION, body) and not s.has(s.SUGGESTION, body):
+        return Stance.CORRECTION
+    if s.has(s.SUGGESTION, body):
+        return Stance.SUGGESTION
+    if ORDER.search(body):
+        return Stance.ORDER
+    return Stance.STATEMENT
+
+
+def _balance(up: Iterable[str], down: Iterable[str]) -> int:
+    a, b = bool(list(up)), bool(list(down))
+    return (a and not b) - (b and not a)
+
+
+def _data_subject(data: Mapping[str, Any] | None) -> dict[str, set[str]]:
+    """Subject facets a structured event states in its fields (plan_id, category, channel…)."""
+    out: dict[str, set[str]] = {"plans": set(), "text": set()}
+    if not isinstance(data, Mapping):
+        return out
+    for key, value in data.items():
+        name = str(key).lower()
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            text = str(value)
+            if re.search(r"plan|campaign|计划", name):
+                out["plans"].add(text.upper())
+            elif re.search(
+                r"categor|vertical|channel|audience|segment|weekday|slot|daypart|event|promotion|condition|类目|渠道|人群|时段|条件", name
+            ):
+                out["text"].add(text)
+    return out
+
+
+# Scales a judgement is made on; the first pattern of each pair is side +1. The longer
+# form comes first so "不适合" is not read as "适合".
+
+
+def _assessments(text: str) -> frozenset[tuple[str, int]]:
+    found = set()
+    for name, (plus, minus) in SCALE_RX.items():
+        minus_hits = list(minus.finditer(text))
+        # Drop "+" hits inside a "-" hit ("不适合" holds "适合").
+        spans = [(m.start(), m.end()) for m in minus_hits]
+        plus_hits = [m for m in plus.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
+        if plus_hits and not minus_hits:
+            found.add((name, 1))
+        elif minus_hits and not plus_hits:
+            found.add((name, -1))
+    return frozenset(found)
+
+
+def _trends(text: str) -> frozenset[tuple[str, int]]:
+    """A metric and the way it moved: a rise or fall word right after it, or a from-to pair."""
+    found = set()
+    for name, rx in METRIC_RX.items():
+        for m in rx.finditer(text):
+            after = text[m.end() : m.end() + 16]
+            span = s.FROM_TO.search(after)
+            if span:
+                a, b = (span.group(1), span.group(2)) if span.group(1) else (span.group(3), span.group(4))
+                if float(a) != float(b):
+                    found.add((name, 1 if float(b) > float(a) else -1))
+                    continue
+            rise, fall = RISE.search(after[:8]), FALL.search(after[:8])
+            if rise and not fall:
+                found.add((name, 1))
+            elif fall and not rise:
+                found.add((name, -1))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=8192)
+def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: str) -> Claim:
+    scope_text = f"{text} {data_text}"
+    advertisers = {a.lower() for a in ADVERTISER.findall(text)}
+    subject = Subject(
+        advertiser=advertiser.lower() or (next(iter(advertisers)) if len(advertisers) == 1 else ""),
+        plans=_plans(scope_text) | data_plans,
+        categories=_categories(scope_text),
+        channels=_names(CHANNEL_RX, scope_text),
+        audiences=_names(AUDIENCE_RX, scope_text),
+        weekdays=_weekdays(scope_text),
+        time_slots=_time_slots(scope_text),
+        dayparts=frozenset() if _time_slots(scope_text) else _names(DAYPART_RX, scope_text),
+        events=_names(EVENT_RX, scope_text),
+        places=_places(scope_text),
+    )
+    levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(text))
+    if subject.channels and re.search(r"改投|换到|转投|切到|\bswitch\w* to\b|\bmove\w* to\b", text, re.I):
+        levers |= {Lever.CHANNEL}
+    up, down = s.hits(UP, text), s.hits(DOWN, text)
+    on, off = s.hits(SWITCH_ON, text), s.hits(SWITCH_OFF, text)
+    negative = s.hits(s.NEGATION, text)
+    quantities = _quantities(text)
+    metrics = _names(METRIC_RX, text)
+    if not levers:
+        levers = _implicit_levers(subject, quantities, switched=bool(on or off), reports=bool(metrics))
+    return Claim(
+        subject=subject,
+        levers=levers,
+        metrics=metrics,
+        quantities=quantities,
+        direction=_balance(up, down),
+        switch=_balance(on, off),
+        polarity=-1 if negative and not off else 1,
+        assessments=_assessments(text),
+        trends=_trends(text),
+        stance=_stance(text),
+        conditions=_names(CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) else set()),
+    )
+
+
+def _implicit_levers(subject: Subject, quantities: tuple[Quantity, ...], *, switched: bool, reports: bool) -> frozenset[Lever]:
+    """The lever a statement sets without naming it: "暂停投放" switches delivery, "周末投放"
+    schedules, "只投25-35岁男性" targets. A report of metrics sets none."""
+    if switched:
+        return frozenset({Lever.DELIVERY})
+    if reports:
+        return frozenset()
+    if subject.weekdays or subject.time_slots or subject.dayparts:
+        return frozenset({Lever.SCHEDULE})
+    if subject.audiences or any(q.role in {"age", "radius"} for q in quantities):
+        return frozenset({Lever.TARGETING})
+    return frozenset()
+
+
+def extract_claim(text: str, *, advertiser: str | None = None, data: Mapping[str, Any] | None = None) -> Claim:
+    """The claim of one statement. `advertiser` is the scope the write path already knows
+    (from the credential); `data` adds the subject fields a structured event carries."""
+    facets = _data_subject(data)
+    return _extract(text or "", advertiser or "", frozenset(facets["plans"]), " ".join(sorted(facets["text"])))
+
+
+# --- relations ----------------------------------------------------------------------------

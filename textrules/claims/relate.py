@@ -1,0 +1,229 @@
+"""How a new claim relates to a remembered one, and the one wording measure."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
+
+
+def _show(values: Iterable[Any]) -> str:
+    items = []
+    for v in sorted(values, key=str):
+        if isinstance(v, tuple):
+            items.append("–".join(f"{int(x):02d}:{int(round((x % 1) * 60)):02d}" for x in v))
+        elif isinstance(v, int) and not isinstance(v, bool):
+            items.append(["周一", "周二", "周三", "周四", "周五", "周六", "周日"][v - 1])
+        else:
+            items.append(str(v))
+    return "、".join(items)
+
+
+def _overlap(a: frozenset[tuple[float, float]], b: frozenset[tuple[float, float]]) -> bool:
+    return any(x0 < y1 and y0 < x1 for x0, x1 in a for y0, y1 in b)
+
+
+def _category_relation(a: frozenset[str], b: frozenset[str]) -> str:
+    """'same', 'disjoint', 'narrower' (b inside a), 'broader' or 'none' (one side silent)."""
+    if not a or not b:
+        return "none"
+    if a == b:
+        return "same"
+    if a & b:
+        return "same"
+    verticals_a = {c.split("/")[0] for c in a}
+    verticals_b = {c.split("/")[0] for c in b}
+    if not verticals_a & verticals_b:
+        return "disjoint"
+    fine_a, fine_b = {c for c in a if "/" in c}, {c for c in b if "/" in c}
+    if fine_a and fine_b:
+        return "disjoint"
+    return "narrower" if fine_b else "broader"
+
+
+def _subject_facets(sub: Subject, *, schedule: bool = False) -> list[tuple[Facet, frozenset[Any]]]:
+    # When both set the schedule, the days are its value, compared with the other values.
+    return [
+        (Facet.ADVERTISER, frozenset({sub.advertiser}) if sub.advertiser else frozenset()),
+        (Facet.PLAN, sub.plans),
+        (Facet.CHANNEL, sub.channels),
+        (Facet.AUDIENCE, sub.audiences),
+        (Facet.WEEKDAY, frozenset() if schedule else sub.weekdays),
+        (Facet.EVENT, sub.events),
+        (Facet.PLACE, sub.places),
+    ]
+
+
+def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[Facet, str, str] | None:
+    roles = set(shared) | {f"metric:{m}" for m in new.metrics & old.metrics}
+    role_names = {r.removeprefix("metric:") for r in roles} | {"age"}
+    for q_new in new.quantities:
+        if q_new.role.split("/")[0] not in role_names:
+            continue
+        before = [q for q in old.quantities if q.role == q_new.role and _unit_family(q.unit) == _unit_family(q_new.unit)]
+        if before and all(abs(q.amount() - q_new.amount()) > 1e-9 for q in before):
+            same_count = len([q for q in new.quantities if q.role == q_new.role]) == len(before)
+            if same_count or len(before) == 1:
+                return Facet.VALUE, "、".join(q.label() for q in before), q_new.label()
+    for scale, side in new.assessments:
+        if (scale, -side) in old.assessments:
+            return Facet.POLARITY, _scale_word(scale, -side), _scale_word(scale, side)
+    for metric, sign in new.trends:
+        if (metric, -sign) in old.trends:
+            return Facet.DIRECTION, f"{metric} {_direction_word(-sign)}", f"{metric} {_direction_word(sign)}"
+    if new.switch and old.switch and new.switch != old.switch:
+        return Facet.SWITCH, _switch_word(old.switch), _switch_word(new.switch)
+    if new.direction and old.direction and new.direction != old.direction:
+        return Facet.DIRECTION, _direction_word(old.direction), _direction_word(new.direction)
+    if new.polarity != old.polarity and not (new.switch or old.switch):
+        return Facet.POLARITY, _polarity_word(old.polarity), _polarity_word(new.polarity)
+    if Lever.SCHEDULE in shared:
+        a, b = old.subject, new.subject
+        if a.weekdays and b.weekdays and a.weekdays != b.weekdays:
+            return Facet.WEEKDAY, _show(a.weekdays), _show(b.weekdays)
+        if a.time_slots and b.time_slots and a.time_slots != b.time_slots:
+            return Facet.TIME_SLOT, _show(a.time_slots), _show(b.time_slots)
+        if a.dayparts and b.dayparts and not (a.dayparts & b.dayparts):
+            return Facet.TIME_SLOT, _show(a.dayparts), _show(b.dayparts)
+    return None
+
+
+def _period_difference(new: Claim, old: Claim) -> tuple[str, str] | None:
+    """A per-day figure and a per-month one for the same lever are two settings, not one changed."""
+    for q_new in new.quantities:
+        base, _, period = q_new.role.partition("/")
+        others = [q for q in old.quantities if q.role.partition("/")[0] == base]
+        if period and others and all(q.role != q_new.role for q in others):
+            return others[0].role, q_new.role
+    return None
+
+
+def _unit_family(unit: str) -> str:
+    return {"%": "%", "pp": "%", "元": "money", "万": "money", "万元": "money", "千": "money", "$": "money", "": "money"}.get(unit, unit)
+
+
+def _scale_word(scale: str, side: int) -> str:
+    return {"best_worst": ("最好", "最差"), "better_worse": ("更好", "更差"), "fit": ("适合", "不适合"), "works": ("有效", "无效")}[scale][
+        0 if side > 0 else 1
+    ]
+
+
+def _switch_word(sign: int) -> str:
+    return "开启" if sign > 0 else "暂停"
+
+
+def _direction_word(sign: int) -> str:
+    return "上调" if sign > 0 else "下调"
+
+
+def _polarity_word(sign: int) -> str:
+    return "肯定" if sign > 0 else "否定"
+
+
+def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRelation:
+    """Duplicate: same subject, lever and value. Contradiction: same subject and lever, a
+    different value, direction, switch or polarity. Refinement: the same, under narrower
+    conditions or a narrower subject. Compatible: a different subject part or lever.
+    Ambiguous: a change whose subject cannot be told apart (one side names a part the
+    other leaves open), which a person decides."""
+    if same_text:
+        return ClaimRelation(RelationKind.DUPLICATE, Facet.TEXT)
+    matched: list[str] = []
+    open_parts: list[Facet] = []  # named on one side only
+    named_by: set[str] = set()  # which side names the parts the other leaves open
+    narrower = False
+    schedule = Lever.SCHEDULE in (new.levers & old.levers)
+    for facet, a in _subject_facets(old.subject, schedule=schedule):
+        b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
+        if a and b:
+            if not (a & b):
+                return ClaimRelation(RelationKind.COMPATIBLE, facet, _show(a), _show(b))
+            matched.append(f"{facet}:{_show(a & b)}")
+        elif a or b:
+            open_parts.append(facet)
+            narrower = narrower or bool(b)
+            named_by.add("new" if b else "old")
+    categories = _category_relation(old.subject.categories, new.subject.categories)
+    if categories == "disjoint":
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.CATEGORY, _show(old.subject.categories), _show(new.subject.categories))
+    one_sided = bool(old.subject.categories) != bool(new.subject.categories)
+    # Only a named finer category narrows; a bare vertical ("car", "游戏") is context, not scope.
+    fine_added = any("/" in c for c in (new.subject.categories if one_sided else ()))
+    if categories in {"narrower", "broader"} or (one_sided and (fine_added or any("/" in c for c in old.subject.categories))):
+        open_parts.append(Facet.CATEGORY)
+        narrower = narrower or categories == "narrower" or fine_added
+        named_by.add("new" if categories == "narrower" or (one_sided and new.subject.categories) else "old")
+    elif categories == "same":
+        matched.append(f"category:{_show(old.subject.categories & new.subject.categories or old.subject.categories)}")
+    if not schedule:
+        slots_a, slots_b = old.subject.time_slots, new.subject.time_slots
+        if slots_a and slots_b and not _overlap(slots_a, slots_b):
+            return ClaimRelation(RelationKind.COMPATIBLE, Facet.TIME_SLOT, _show(slots_a), _show(slots_b))
+        parts_a, parts_b = old.subject.dayparts, new.subject.dayparts
+        if parts_a and parts_b and not (parts_a & parts_b):
+            return ClaimRelation(RelationKind.COMPATIBLE, Facet.TIME_SLOT, _show(parts_a), _show(parts_b))
+        if bool(slots_a or parts_a) != bool(slots_b or parts_b):
+            open_parts.append(Facet.TIME_SLOT)
+            named_by.add("new" if slots_b or parts_b else "old")
+    if len(named_by) == 2:
+        # Each names a part of its subject the other does not: two scopes side by side
+        # ("维生素 on Monday mornings" and "抖音信息流"), not one statement and its change.
+        return ClaimRelation(RelationKind.COMPATIBLE, open_parts[0], "", "", tuple(matched))
+    topic_a, topic_b = old.topic, new.topic
+    if topic_a and topic_b and not (topic_a & topic_b):
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.LEVER, _show(topic_a), _show(topic_b), tuple(matched))
+    shared = topic_a & topic_b
+    matched.extend(f"lever:{t}" for t in sorted(shared))
+    if not shared:
+        # One side names no lever: it may well be about the other's (an implied one), so
+        # their values are still compared.
+        shared = topic_a | topic_b
+    difference = _value_difference(new, old, shared)
+    conditions_differ = new.conditions != old.conditions
+    if difference is not None:
+        facet, before, after = difference
+        if conditions_differ and new.conditions and old.conditions and not (new.conditions & old.conditions):
+            return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
+        if open_parts:
+            return ClaimRelation(RelationKind.AMBIGUOUS, open_parts[0], before, after, tuple(matched))
+        return ClaimRelation(RelationKind.CONTRADICTION, facet, before, after, tuple(matched))
+    if (
+        new.stance == Stance.CORRECTION
+        and old.stance != Stance.CORRECTION
+        and not (new.quantities and set(new.quantities) <= set(old.quantities))
+    ):
+        # "改为…", "而不是", "not only…": a correction of the same subject and lever says the old one was wrong.
+        return ClaimRelation(RelationKind.CONTRADICTION, Facet.VALUE, "", "", tuple(matched))
+    periods = _period_difference(new, old)
+    if periods is not None:
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.PERIOD, periods[0], periods[1], tuple(matched))
+    if open_parts or (conditions_differ and new.conditions > old.conditions):
+        facet = open_parts[0] if open_parts else Facet.CONDITION
+        kind = RelationKind.REFINEMENT if narrower or new.conditions > old.conditions else RelationKind.COMPATIBLE
+        return ClaimRelation(kind, facet, "", "", tuple(matched))
+    if conditions_differ:
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
+    more_numbers = {q.role for q in new.quantities} - {q.role for q in old.quantities}
+    if more_numbers & ({str(t) for t in shared} | {m for m in new.metrics}):
+        return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
+    return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
+
+
+def _grams(text: str) -> set[str]:
+    text = re.sub(r"[0-9.%％]+", " ", text.lower())
+    words = set(re.findall(r"[a-z_]+", text))
+    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+
+
+def wording_overlap(a: str, b: str) -> float:
+    """Share of the shorter text's words and character pairs (numbers left out) found in
+    the other. It never decides a relation; it only tells two structurally equal claims
+    that are worded alike (a repeat) from two that say different things the claim
+    vocabulary does not capture (a different product, store or event)."""
+    ga, gb = _grams(a), _grams(b)
+    if not ga or not gb:
+        return 0.0
+    return len(ga & gb) / min(len(ga), len(gb))

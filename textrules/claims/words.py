@@ -1,0 +1,394 @@
+"""The vocabulary claims are read with: verticals and finer categories, channels,
+audiences, events, weekdays and dayparts, levers and metrics, directions, switches,
+judgement scales, stance cues and conditions, in Chinese and English. Patterns compile
+with re.ASCII so an ASCII word boundary holds next to Chinese characters."""
+
+from __future__ import annotations
+
+import re
+
+from textrules.claims.parts import Lever
+
+
+def _rx(*parts: str) -> re.Pattern[str]:
+    return re.compile("|".join(parts), re.I | re.A)
+
+
+# --- vocabulary -------------------------------------------------------------------------
+# Verticals and the finer categories inside them, each finer one with its Chinese name as
+# the canonical form so "信用卡" and "credit card" are one subject. A finer category is
+# narrower than its vertical; two different finer categories are different subjects.
+VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
+    "医药OTC": (
+        r"医药\s*OTC|\bOTC\b|医药|药品|\bpharma\w*",
+        {"感冒药": r"感冒药|\bcold medicine\b", "维生素": r"维生素|\bvitamins?\b", "保健品": r"保健品|\bsupplements?\b"},
+    ),
+    "美妆": (
+        r"美妆|彩妆|化妆品|\bbeauty\b|\bcosmetics?\b|护肤|\bskin ?care\b",
+        {
+            "口红": r"口红|唇膏|\blipsticks?\b",
+            "面膜": r"面膜|\bface masks?\b",
+            "精华": r"精华|\bserums?\b",
+            "香水": r"香水|\bperfumes?\b",
+            "粉底": r"粉底|\bfoundation\b",
+        },
+    ),
+    "母婴": (
+        r"母婴|\bbaby\b|\bmaternal\b",
+        {"奶粉": r"奶粉|\binfant formula\b|\bformula\b", "纸尿裤": r"纸尿裤|尿不湿|\bdiapers?\b", "童装": r"童装|\bkids'? clothing\b"},
+    ),
+    "食品": (
+        r"食品|\bfoods?\b|快消|\bFMCG\b",
+        {
+            "零食": r"零食|\bsnacks?\b",
+            "饮料": r"饮料|\bbeverages?\b|\bdrinks?\b",
+            "生鲜": r"生鲜|\bfresh produce\b",
+            "咖啡": r"咖啡|\bcoffee\b",
+            "茶饮": r"茶饮|奶茶|\bmilk tea\b|\btea\b",
+            "酸奶": r"酸奶|\byogh?urt\b",
+        },
+    ),
+    "服饰": (
+        r"服饰|服装|\bapparel\b|\bfashion\b|\bclothing\b",
+        {
+            "女装": r"女装|\bwomen'?s ?wear\b",
+            "男装": r"男装|\bmen'?s ?wear\b",
+            "跑鞋": r"跑鞋|\brunning shoes?\b",
+            "运动鞋": r"运动鞋|\bsneakers?\b",
+            "羽绒服": r"羽绒服|\bdown jackets?\b",
+            "内衣": r"内衣|\blingerie\b|\bunderwear\b",
+            "大码": r"大码|\bplus[- ]size\b",
+        },
+    ),
+    "3C": (
+        r"\b3C\b|数码|消费电子|\belectronics\b|家电",
+        {
+            "手机": r"手机|\b(?:smart)?phones?\b",
+            "耳机": r"耳机|\bheadphones?\b|\bearbuds\b",
+            "笔记本": r"笔记本电脑|笔记本|\blaptops?\b",
+            "平板": r"平板|\btablets?\b",
+            "相机": r"相机|\bcameras?\b",
+        },
+    ),
+    "游戏": (
+        r"游戏|手游|\bgam(?:e|es|ing)\b",
+        {
+            "SLG": r"\bSLG\b|策略游戏",
+            "RPG": r"\bRPG\b|角色扮演",
+            "休闲游戏": r"休闲游戏|三消|消除|\bcasual games?\b|\bmatch-3\b",
+            "卡牌": r"卡牌|\bcard games?\b",
+        },
+    ),
+    "教育": (
+        r"教育|\beducation\b|\bedtech\b|课程|网课|\bcourses?\b|\bclass(?:es)?\b",
+        {
+            "K12": r"\bK12\b|中小学|少儿",
+            "考研": r"考研|\bpostgraduate exams?\b",
+            "专升本": r"专升本",
+            "雅思": r"雅思|\bIELTS\b",
+            "MBA": r"\bMBA\b",
+            "编程": r"编程|\bcoding\b",
+            "英语": r"英语课|少儿英语|\bEnglish (?:courses?|classes)\b",
+            "职业教育": r"职业教育|职业培训|\bvocational\b",
+        },
+    ),
+    "汽车": (
+        r"汽车|\bauto(?:motive)?\b|\bcars?\b|车型",
+        {
+            "新能源": r"新能源车?|电动车|\bEVs?\b|\belectric (?:cars?|vehicles?)\b",
+            "SUV": r"\bSUVs?\b",
+            "轿车": r"轿车|\bsedans?\b",
+            "二手车": r"二手车|\bused cars?\b",
+            "试驾": r"试驾|\btest[- ]drives?\b",
+        },
+    ),
+    "金融": (
+        r"金融|\bfinanc\w*",
+        {
+            "信用卡": r"信用卡|\bcredit cards?\b",
+            "理财": r"理财|\bwealth management\b",
+            "贷款": r"贷款|\bloans?\b",
+            "保险": r"保险|\binsurance\b",
+            "基金": r"基金|\bfunds?\b",
+            "证券": r"证券|开户|\bbrokerage\b|\bstock accounts?\b",
+        },
+    ),
+    "旅游": (
+        r"旅游|旅行|\btravel\b|\btourism\b|\btrips?\b",
+        {
+            "酒店": r"酒店|民宿|\bhotels?\b|\bstaycations?\b",
+            "机票": r"机票|\bflights?\b|\bair tickets?\b",
+            "景区": r"景区|门票|\bscenic\b|\battractions?\b",
+            "邮轮": r"邮轮|\bcruises?\b",
+            "滑雪": r"滑雪|\bski\w*",
+            "签证": r"签证|\bvisas?\b",
+            "出境游": r"出境游|\boutbound\b",
+            "亲子游": r"亲子游|\bfamily trips?\b",
+        },
+    ),
+    "本地生活": (
+        r"本地生活|\blocal (?:services|life)\b|到店|团购|\bdeals?\b",
+        {
+            "外卖": r"外卖|\bfood delivery\b",
+            "餐饮": r"餐饮|餐厅|\brestaurants?\b",
+            "火锅": r"火锅|\bhot ?pot\b",
+            "健身": r"健身房|健身|\bgyms?\b|\bfitness\b",
+            "保洁": r"保洁|家政|\bcleaning\b|\bhousekeeping\b",
+            "美发": r"美发|\bhair salons?\b",
+        },
+    ),
+    "SaaS": (
+        r"\bSaaS\b|企业服务|\bB2B\b|企业软件|\bsoftware\b",
+        {"CRM": r"\bCRM\b", "ERP": r"\bERP\b", "协同办公": r"协同办公|\bcollaboration\b", "云服务": r"云服务|\bcloud\b"},
+    ),
+    "家居": (
+        r"家居|\bhome (?:goods|furnishing)\b|\bfurniture\b|家具",
+        {
+            "床垫": r"床垫|\bmattress(?:es)?\b",
+            "沙发": r"沙发|\bsofas?\b",
+            "家装": r"家装|装修|\brenovation\b",
+            "厨具": r"厨具|\bcookware\b",
+            "灯具": r"灯具|\blamps?\b|\blighting\b",
+        },
+    ),
+    "宠物": (r"宠物|\bpets?\b", {"猫粮": r"猫粮|\bcat food\b", "狗粮": r"狗粮|\bdog food\b", "猫砂": r"猫砂|\bcat litter\b"}),
+}
+VERTICAL_RX = {
+    name: (re.compile(broad, re.I | re.A), {canon: re.compile(rx, re.I | re.A) for canon, rx in fine.items()})
+    for name, (broad, fine) in VERTICALS.items()
+}
+
+CHANNELS: dict[str, str] = {
+    "信息流": r"信息流|\bfeeds?\b|\bin-feed\b",
+    "搜索": r"搜索广告|搜索推广|搜索渠道|\bsearch ads?\b|\bSEM\b|百度搜索",
+    "直播": r"直播间|直播|\blive ?stream\w*|\blive rooms?\b",
+    "短视频": r"短视频|\bshort videos?\b",
+    "开屏": r"开屏|\bsplash\b",
+    "抖音": r"抖音|\bdouyin\b|巨量引擎|巨量|\bocean ?engine\b|千川",
+    "快手": r"快手|\bkuaishou\b|磁力",
+    "小红书": r"小红书|\bxiaohongshu\b|\bRED\b|聚光",
+    "微信": r"微信|朋友圈|视频号|广点通|腾讯广告|\bwechat\b|\bmoments\b",
+    "百度": r"百度|\bbaidu\b",
+    "B站": r"B站|哔哩哔哩|\bbilibili\b",
+    "淘宝": r"淘宝|天猫|阿里妈妈|万相台|\btaobao\b|\btmall\b",
+    "京东": r"京东|京准通|\bJD\b",
+    "拼多多": r"拼多多|\bpinduoduo\b|\bPDD\b",
+    "美团": r"美团|大众点评|\bmeituan\b",
+    "TikTok": r"\btiktok\b",
+    "Google": r"\bgoogle\b|\bYouTube\b",
+    "Meta": r"\bmeta\b|\bfacebook\b|\binstagram\b",
+}
+CHANNEL_RX = {name: re.compile(rx, re.I | re.A) for name, rx in CHANNELS.items()}
+
+AUDIENCES: dict[str, str] = {
+    "新客": r"新客|新用户|首购|拉新|\bnew (?:customers?|users?|buyers?)\b|\bfirst-time\b",
+    "老客": r"老客|老用户|复购|回流|\b(?:existing|returning|repeat) (?:customers?|users?|buyers?)\b|\bretarget\w*",
+    "女性": r"女性|女生|\bwomen\b|\bfemale\b",
+    "男性": r"男性|男生|\bmen\b|\bmale\b",
+    "学生": r"学生|大学生|\bstudents?\b",
+    "宝妈": r"宝妈|妈妈|\bmoms?\b|\bmothers?\b|\bparents?\b|家长",
+    "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
+    "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
+    "一线城市": r"一线城市|一二线|\btier[- ]?1\b",
+    "下沉市场": r"下沉市场|三四线|低线城市|县城|\blower-tier\b",
+    "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
+    "相似人群": r"相似人群|\blookalikes?\b",
+}
+AUDIENCE_RX = {name: re.compile(rx, re.I | re.A) for name, rx in AUDIENCES.items()}
+AGE_RANGE = re.compile(
+    r"(\d{1,2})\s*(?:-|–|~|～|到|至|to)\s*(\d{1,2})\s*(?:岁|周岁|\byears? old\b|\byo\b)|\b(?:aged?|ages)\s*(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b",
+    re.I | re.A,
+)
+
+EVENTS: dict[str, str] = {
+    "双11": r"双\s*11|双十一|\b11\.11\b|\bsingles'? day\b|\bdouble 11\b",
+    "双12": r"双\s*12|双十二|\b12\.12\b",
+    "618": r"\b618\b|六一八",
+    "春节": r"春节|年货节|过年|\bchinese new year\b|\bspring festival\b|\bCNY\b",
+    "中秋": r"中秋|\bmid-autumn\b",
+    "国庆": r"国庆|十一黄金周|\bgolden week\b",
+    "七夕": r"七夕|\bqixi\b",
+    "情人节": r"情人节|\bvalentine",
+    "女神节": r"女神节|三八节|38节|妇女节|\bwomen'?s day\b",
+    "开学季": r"开学季|\bback[- ]to[- ]school\b",
+    "黑五": r"黑五|黑色星期五|\bblack friday\b|\bcyber monday\b",
+    "Prime Day": r"\bprime day\b",
+    "周年庆": r"周年庆|店庆|\banniversary sale\b",
+}
+EVENT_RX = {name: re.compile(rx, re.I | re.A) for name, rx in EVENTS.items()}
+
+WEEKDAY_NAMES = {
+    "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7,
+    "monday": 1, "tuesday": 2, "wednesday": 3, "thursday": 4, "friday": 5, "saturday": 6, "sunday": 7,
+    "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 7,
+}  # fmt: skip
+WEEKDAY = re.compile(
+    r"(?:周|星期|礼拜)([一二三四五六日天])|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)s?\b",
+    re.I | re.A,
+)
+WEEKDAY_SPAN = re.compile(r"(?:周|星期)([一二三四五六日天])\s*(?:到|至|-|~|～)\s*(?:周|星期)?([一二三四五六日天])")
+WORKDAYS = re.compile(r"工作日|\bweekdays?\b", re.I | re.A)
+WEEKEND = re.compile(r"周末|双休日|\bweekends?\b", re.I | re.A)
+
+# Named parts of the day, used when no clock range is given.
+DAYPARTS: dict[str, str] = {
+    "早高峰": r"早高峰|早上|清晨|\bmorning rush\b|\bearly morning\b",
+    "上午": r"上午|\bmorning\b|\bAM\b",
+    "午间": r"午间|中午|午休|\bnoon\b|\blunch\b",
+    "下午": r"下午|\bafternoon\b",
+    "晚间": r"晚高峰|晚上|晚间|夜间|\bevening\b|\bprime time\b|\bnight\b",
+    "凌晨": r"凌晨|深夜|\blate night\b|\bovernight\b",
+}
+DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()}
+PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
+
+LEVERS: dict[Lever, str] = {
+    Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbids?\b|\bbidding\b|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
+    Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
+    Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b",
+    Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|\bhours\b|\btime slots?\b",
+    Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
+    Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
+    Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
+    Lever.COMPLIANCE: r"合规|禁用词|违禁词|极限词|广告法|资质|审核|功效宣称|字样|宣称|用语|措辞|\bwording\b|\bcomplian\w*|\bprohibited\b|\bbanned words?\b|\bclaims?\b|\bdisclaimer\b",
+    Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b",
+    Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b",
+    Lever.PROMOTION: r"优惠券|满减|折扣|促销价|赠品|\bdiscounts?\b|\bcoupons?\b|\bpromo codes?\b",
+    Lever.PACING: r"匀速|加速投放|\bpacing\b|\baccelerated delivery\b",
+}
+LEVER_RX = {lever: re.compile(rx, re.I | re.A) for lever, rx in LEVERS.items()}
+
+METRICS: dict[str, str] = {
+    "roi": r"\bROI\b|\bROAS\b|投产比?|回报率",
+    "ctr": r"\bCTR\b|点击率",
+    "cvr": r"\bCVR\b|转化率",
+    "cpa": r"\bCPA\b|转化成本|获客成本|\bCPL\b|线索成本|\bcost per (?:acquisition|lead|install)\b|\bCPI\b",
+    "cpc": r"\bCPC\b|点击成本|单次点击",
+    "cpm": r"\bCPM\b|千次曝光成本|千展成本",
+    "gmv": r"\bGMV\b|成交额|销售额|\brevenue\b",
+    "spend": r"消耗|花费|\bspend\b|\bcost\b",
+    "traffic": r"流量|曝光|展现|\bimpressions?\b|\btraffic\b|\breach\b",
+    "conversions": r"转化量|转化数|订单量|\bconversions?\b|\borders\b|\binstalls?\b|\bleads\b",
+}
+METRIC_RX = {name: re.compile(rx, re.I | re.A) for name, rx in METRICS.items()}
+
+UP = _rx(
+    r"上调|上浮|提高|提升|增加|加大|加价|提价|调高|拉高|放宽|扩大|放量|翻倍|多投",
+    r"\braise[sd]?\b|\braising\b|\bincreas(?:e[sd]?|ing)\b|\bboost(?:ed|ing)?\b|\bbump(?:ed)? up\b|\bscale up\b|\bexpand\w*\b|\bhigher\b|\bdouble\b",
+)
+DOWN = _rx(
+    r"下调|下浮|降低|减少|缩减|降价|压价|调低|压低|收紧|缩小|控量|减半|少投",
+    r"\blower(?:ed|ing)?\b|\bcut(?:s|ting)?\b|\breduc(?:e[sd]?|ing)\b|\bdecreas(?:e[sd]?|ing)\b|\btrim(?:med)?\b|\bscale down\b|\bhalve\b|\btighten\w*\b",
+)
+SWITCH_ON = _rx(
+    r"恢复|重启|开启|上线|重新投放|重新开投|开投|继续投放?|启用|照常投放",
+    r"\bgo(?:es)? live\b|\bresum(?:e[sd]?|ing)\b|\brestart\w*\b|\bturn(?:ed)? (?:it )?on\b|\benabl(?:e[sd]?|ing)\b|\breactivat\w*\b|\bre-?launch\w*\b",
+)
+SWITCH_OFF = _rx(
+    r"暂停|停投|停止投放|关停|关闭|下线|停掉|叫停",
+    r"\bpaus(?:e[sd]?|ing)\b|\bstop(?:ped|ping)?\b|\bturn(?:ed)? (?:it )?off\b|\bdisabl(?:e[sd]?|ing)\b|\bshut (?:it )?down\b|\bhalt\w*\b",
+)
+POSITIVE = _rx(
+    r"(?<!不)适合|(?<!不)适用|(?<![无没])有效|效果好|可以用|允许|推荐",
+    r"\bworks?(?: well)?\b|\beffective\b|\bsuitable\b|\ballowed\b|\bperform(?:s|ed)? well\b|\bgood fit\b",
+)
+
+QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么嘛]\s*[?？。.!！]*\s*$")
+# Asking forms that stay questions without a question mark. Words that also open a
+# statement ("是否投放由客户决定", "Do not raise bids") are left to the question mark.
+QUESTION = _rx(
+    r"要不要|是不是|能不能|可不可以|会不会|该不该|有没有|怎么样|咋办|你觉得呢|你看呢|行不行|对吗|好吗|对不对|好不好",
+    r"\bdo you think\b|\bwhat about\b|\bhow about\b|\bany idea\b|\bwhat if\b|\bshould we\b|\bcould we\b|\bshall we\b",
+)
+HYPOTHETICAL = _rx(r"如果|假如|假设|要是|万一|倘若|设想", r"\bif\b|\bsuppose\b|\bsupposing\b|\bwhat if\b|\bhypothetically\b|\bimagine\b")
+# "如果 ROI 低于 1.5 就暂停" is a rule with a condition, not a what-if: a consequence follows.
+CONSEQUENCE = _rx(r"就|则|那么|便|一律|立即|马上|需要|必须", r"\bthen\b|\bwe (?:will|must|should)\b|\balways\b|\bimmediately\b")
+WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b")
+ORDER = _rx(
+    r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
+    r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",
+)
+# "只在…", "仅限…", "only for…": the statement narrows where it holds.
+RESTRICTION = _rx(r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b")
+CONDITIONS: dict[str, str] = {
+    "冷启动期": r"冷启动|新计划|起量期|学习期|\bcold[- ]start\b|\blearning phase\b|\bnew campaigns?\b",
+    "首发期": r"首发|新品期|上新期|新品上市|\blaunch(?:es|ed|ing)?\b|\bnew product\b",
+    "大促期间": r"大促|促销期|活动期间|\bpeak sale\b|\bpromotion period\b|\bsale period\b",
+    "稳定期": r"稳定后|稳定期|成熟期|\bonce stable\b|\bsteady state\b|\bafter (?:it )?stabili[sz]es\b",
+    "测试期": r"测试期|\bA/?B test\b|\btest phase\b|测试阶段",
+    "阈值": r"(?:低于|高于|超过|不足|大于|小于|跌破|突破)\s*-?\d|\b(?:below|above|under|over|exceeds?|drops? below)\s*\$?-?\d",
+}
+CONDITION_RX = {name: re.compile(rx, re.I | re.A) for name, rx in CONDITIONS.items()}
+
+# A store, city or market the statement is limited to: "徐汇店", "the downtown store", "新加坡市场".
+PLACE = re.compile(
+    r"([\u4e00-\u9fff]{2,4}?)(?:门店|分店|店)(?![铺面员长])|([\u4e00-\u9fff]{2,4}?)市场|"
+    r"\bthe ([A-Z][a-z]+(?: [A-Z][a-z]+)?|downtown|airport|flagship) (?:store|branch|outlet|market)\b|"
+    r"北京|上海|广州|深圳|杭州|成都|南京|武汉|重庆|新加坡|香港|海外|国内|北美|欧洲|东南亚|"
+    r"\b(?:Beijing|Shanghai|Guangzhou|Shenzhen|Hangzhou|Chengdu|Singapore|Hong Kong|overseas|domestic|North America|Europe)\b",
+    re.A,
+)
+PLACE_CANON = {
+    "singapore": "新加坡",
+    "overseas": "海外",
+    "domestic": "国内",
+    "beijing": "北京",
+    "shanghai": "上海",
+    "hangzhou": "杭州",
+    "shenzhen": "深圳",
+}
+NOT_PLACES = {"旗舰", "本", "该", "每", "全", "这家", "那家", "门", "分", "单", "新", "老", "同", "首"}
+ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
+PLAN = re.compile(
+    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9])|([A-Za-z])\s*计划",
+    re.I | re.A,
+)
+UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)
+CURRENCY_BEFORE = re.compile(r"[$¥￥]\s*$")
+UNIT_CANON = {"％": "%", "个百分点": "pp", "块": "元", "k": "千", "x": "倍", "×": "倍", "usd": "$", "美元": "$", "rmb": "元", "yuan": "元"}
+ROLE_WINDOW = 14
+# A budget per day and one per month are different settings.
+PERIOD_RX = {
+    "/day": re.compile(r"日预算|每日|每天|单日|日耗|\bdaily\b|\bper day\b|\ba day\b", re.I | re.A),
+    "/week": re.compile(r"每周|周预算|\bweekly\b|\bper week\b", re.I | re.A),
+    "/month": re.compile(r"每月|月度|(?<![\d一二三四五六七八九十])月预算|\bmonthly\b|\bper month\b", re.I | re.A),
+}
+
+
+START_DAY = re.compile(
+    r"(?:下|本|这)?(?:周|星期|礼拜)[一二三四五六日天](?:起|开始|生效)|\b(?:effective|starting|from|as of|beginning) (?:next |this )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.I | re.A,
+)
+
+
+SENTENCE = re.compile(r"(?:[^。！？；\n?!;]|[?!;](?=\S))+(?:[。！？；\n]+|[?!;]+(?=\s|$))?")
+
+
+URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
+
+
+SCALES: dict[str, tuple[str, str]] = {
+    "best_worst": (
+        r"最高|最好|最强|最多|最佳|效果最好|\bhighest\b|\bbest\b|\bmost\b|\btop\b",
+        r"最低|最差|最弱|最少|效果最差|\blowest\b|\bworst\b|\bleast\b",
+    ),
+    "better_worse": (
+        r"更好|好于|优于|高于|\bbetter\b|\boutperform\w*|\bhigher than\b",
+        r"更差|差于|不如|低于|\bworse\b|\bunderperform\w*|\blower than\b",
+    ),
+    "fit": (r"(?<!不)适合|(?<!不)适用|\bsuitable\b|\bgood fit\b", r"不适合|不适用|不宜|\bnot suitable\b|\bunsuitable\b|\bpoor fit\b"),
+    "works": (
+        r"(?<![无没])有效|见效|\beffective\b|\bworks?\b",
+        r"无效|没效果|没用|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b",
+    ),
+}
+SCALE_RX = {name: (re.compile(a, re.I | re.A), re.compile(b, re.I | re.A)) for name, (a, b) in SCALES.items()}
+RISE = _rx(
+    r"上升|升高|提升|提高|增长|上涨|走高|变高|增加|翻倍|变好",
+    r"\brose\b|\brises?\b|\bincreas\w*|\bwent up\b|\bgrew\b|\bimprov\w*|\bclimb\w*|\bjump\w*",
+)
+FALL = _rx(
+    r"下降|降低|下跌|走低|变低|减少|回落|下滑|变差|恶化",
+    r"\bfell\b|\bfalls?\b|\bdecreas\w*|\bwent down\b|\bdropp?\w*|\bdeclin\w*|\bworse\w*|\bslipp?\w*",
+)
