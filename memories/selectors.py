@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Count, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.access import access_recorder
@@ -17,10 +18,11 @@ from memories.constants import Layer, Status
 from memories.exceptions import NotFound
 from memories.metrics_registry import SEARCH_LATENCY, timed
 from memories.models import Category, Memory
-from memories.search.filters import SearchFilter, valid_at
+from memories.search.filters import SearchFilter, valid_at, valid_at_sql
 from memories.search.hybrid import DEFAULT_RANKING, Mode, RankingConfig, hybrid_search
 
 MAX_TOP_K = 50
+MAX_LIST = 500
 
 
 @dataclass
@@ -146,6 +148,53 @@ def memory_get(*, memory_id: int, advertisers: tuple[str, ...] | None = None) ->
     if memory is None:
         raise NotFound(f"memory {memory_id} not found")
     return memory
+
+
+@dataclass
+class MemoryPage:
+    memories: list[Memory]
+    total: int  # how many matched before `limit` cut the list
+
+
+def memories_list(
+    *,
+    layers: tuple[str, ...] | None = None,
+    advertisers: tuple[str, ...] | None = None,
+    include_global: bool = True,
+    statuses: tuple[str, ...] | None = None,
+    kinds: tuple[str, ...] | None = None,
+    category: str | None = None,
+    as_of: datetime | None = None,
+    limit: int = 50,
+) -> MemoryPage:
+    """Memories newest first, inside the same structured filter a search uses.
+
+    Without `as_of` the rows as they are now, `statuses=None` meaning the active ones. With
+    `as_of` the rows valid at that time (memories.search.filters.valid_at_sql, so a version
+    superseded since is listed and its successor is not); `statuses` then narrows by the
+    status a row has today. `advertisers=None` is the operator's view of every advertiser;
+    a tuple lists those advertisers, plus global memories when include_global is set."""
+    rows = Memory.objects.select_related("category_node").defer("embedding")
+    if as_of is not None:
+        where, params = valid_at_sql(connection.ops.quote_name(Memory._meta.db_table), as_of)
+        rows = rows.filter(RawSQL(where, params, output_field=BooleanField()))
+        if statuses:
+            rows = rows.filter(status__in=statuses)
+    else:
+        rows = rows.filter(status__in=statuses or (Status.ACTIVE,))
+    if layers:
+        rows = rows.filter(layer__in=layers)
+    if advertisers is not None:
+        scope = Q(advertiser__in=advertisers)
+        rows = rows.filter(scope | Q(advertiser__isnull=True) if include_global else scope)
+    if kinds:
+        rows = rows.filter(kind__in=kinds)
+    if category:
+        from memories.category_selectors import category_ids_for_path
+
+        rows = rows.filter(category_node_id__in=category_ids_for_path(path=category, advertisers=advertisers))
+    limit = max(1, min(int(limit), MAX_LIST))
+    return MemoryPage(memories=list(rows.order_by("-created_at", "-id")[:limit]), total=rows.count())
 
 
 def memory_history(*, memory: Memory, advertisers: tuple[str, ...] | None) -> list[Memory]:

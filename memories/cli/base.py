@@ -53,6 +53,23 @@ def plain_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def one_line(text: str, width: int = 60) -> str:
+    """`text` on one line of at most `width` columns (a Chinese character takes two): line
+    breaks and runs of spaces become one space, and a cut ends with "…"."""
+    from textrules.text_budget import is_cjk
+
+    flat = " ".join((text or "").split())
+    columns = [2 if is_cjk(char) else 1 for char in flat]
+    if sum(columns) <= width:
+        return flat
+    used = 0
+    for index, column in enumerate(columns):
+        if used + column > width - 1:
+            return flat[:index] + "…"
+        used += column
+    return flat
+
+
 def progress_bar(total: int, description: str) -> tqdm:
     """Progress on stderr, so `--json` output on stdout stays one clean document."""
     hidden = total < 20 or not sys.stderr.isatty() and total < 200

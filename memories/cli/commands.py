@@ -1,11 +1,11 @@
-"""search, export, embed-backfill: the subcommands that only read memories or fill their vectors."""
+"""search, list, export, embed-backfill: the subcommands that only read memories or fill their vectors."""
 
 from __future__ import annotations
 
 import sys
 from typing import Any
 
-from memories.cli.base import CliError, Subcommand, parse_layers, progress_bar
+from memories.cli.base import CliError, Subcommand, one_line, parse_layers, progress_bar
 from memories.presenters import memory_dict
 
 
@@ -107,6 +107,71 @@ def _search_render(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# --- list -----------------------------------------------------------------------
+def _list_args(parser) -> None:
+    parser.add_argument("--layer", help="comma-separated layers, e.g. L1,L2")
+    parser.add_argument("--advertiser", help="that advertiser's memories plus global ones; omit for every memory")
+    parser.add_argument("--without-global", action="store_true", help="with --advertiser: leave the global memories out")
+    parser.add_argument(
+        "--status",
+        help="comma-separated statuses (active, pending_review, superseded, expired, archived) or all; "
+        "default active, or every status with --as-of",
+    )
+    parser.add_argument("--kind", help="episodic (what happened), semantic (what holds), or both comma-separated")
+    parser.add_argument("--category", help="a category path and everything under it, e.g. '医药OTC › 冷启动' or 医药OTC/冷启动")
+    parser.add_argument("--as-of", help="ISO-8601 time: the memories valid then (a version superseded since, not its successor)")
+    parser.add_argument("--limit", type=int, default=50, help="at most this many, newest first (1-500, default 50)")
+
+
+def _parse_statuses(raw: str | None) -> tuple[str, ...] | None:
+    from memories.constants import Status
+
+    if not raw or raw.strip().lower() == "all":
+        return None if not raw else tuple(Status.values)
+    statuses = tuple(dict.fromkeys(s.strip().lower() for s in raw.split(",") if s.strip()))
+    unknown = [s for s in statuses if s not in Status.values]
+    if unknown or not statuses:
+        raise CliError(f"unknown status {(unknown or [raw])[0]!r}; use {', '.join(Status.values)} or all (comma-separated)")
+    return statuses
+
+
+def _list_run(args) -> dict[str, Any]:
+    from memories.selectors import MAX_LIST, memories_list
+
+    if not 1 <= args.limit <= MAX_LIST:
+        raise CliError(f"--limit must be between 1 and {MAX_LIST}")
+    if args.without_global and args.advertiser is None:
+        raise CliError("--without-global needs --advertiser A")
+    as_of = parse_as_of(args.as_of)
+    page = memories_list(
+        layers=parse_layers(args.layer),
+        advertisers=None if args.advertiser is None else (args.advertiser,),
+        include_global=not args.without_global,
+        statuses=_parse_statuses(args.status),
+        kinds=_parse_kinds(args.kind),
+        category=args.category,
+        as_of=as_of,
+        limit=args.limit,
+    )
+    return {
+        **({"as_of": as_of.isoformat()} if as_of is not None else {}),
+        "items": [memory_dict(m) for m in page.memories],
+        "total": page.total,
+    }
+
+
+def _list_render(result: dict[str, Any]) -> str:
+    if not result["items"]:
+        return "no memories match" + (f" (as of {result['as_of']})" if "as_of" in result else "")
+    lines = [
+        f"#{m['id']:<6} {m['layer']}  {m['advertiser'] or 'global':<12} {m['status']:<14} v{m['version']:<3} {one_line(m['content'])}"
+        for m in result["items"]
+    ]
+    if result["total"] > len(result["items"]):
+        lines.append(f"({len(result['items'])} of {result['total']}, newest first; --limit N shows more)")
+    return "\n".join(lines)
+
+
 # --- export ------------------------------------------------------------
 def _export_args(parser) -> None:
     parser.add_argument("--output", help="write to this file instead of stdout")
@@ -156,6 +221,7 @@ def _backfill_run(args) -> dict[str, Any]:
 
 COMMANDS = [
     Subcommand("search", "hybrid keyword + vector retrieval", _search_args, _search_run, _search_render),
+    Subcommand("list", "memories, one line each (layer, advertiser, status, kind, category, --as-of)", _list_args, _list_run, _list_render),
     Subcommand("export", "every memory and version as JSONL, in the import format", _export_args, _export_run, _export_render),
     Subcommand("embed-backfill", "embed memories whose vector is missing or from another model", _backfill_args, _backfill_run),
 ]

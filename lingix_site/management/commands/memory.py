@@ -18,6 +18,7 @@ from governance.cli import distill as distill_cli
 from governance.cli import erase as erase_cli
 from governance.cli import funnel as funnel_cli
 from governance.cli import importing as import_cli
+from governance.cli import show as show_cli
 from governance.cli import suggestions as suggestions_cli
 from judges.config import ProviderNotConfigured, resolve_provider_name
 from lingix_site.cli import backup as backup_cli
@@ -31,6 +32,7 @@ from memories.exceptions import DomainError
 SUBCOMMAND_MODULES = [
     site_cli,
     memory_cli,
+    show_cli,
     import_cli,
     backup_cli,
     api_cli,
