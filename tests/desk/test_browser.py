@@ -75,6 +75,11 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.wait_for_selector("#result_list")
     first_rows = page.locator("#result_list tbody tr").all_inner_texts()
     assert any(PARKED_L1[:12] in row for row in first_rows) and any(CONTRADICTION[:12] in row for row in first_rows)
+    # the reason and the conflict target answer without opening the item
+    assert "原因" in page.inner_text("#result_list thead") and "冲突对象" in page.inner_text("#result_list thead")
+    conflict_row = page.inner_text(f"#result_list tbody tr:has(a[href*='/governance/reviewitem/{conflict.pk}/change/'])")
+    target = conflict.related_memory_id
+    assert f"与记忆 #{target} 矛盾" in conflict_row and f"#{target} · v1" in conflict_row
 
     # 3. the relayed compliance rule: a reviewer may read it but not approve it (operators write L1)
     page.click(f"#result_list a[href*='/governance/reviewitem/{parked.pk}/change/']")
@@ -89,19 +94,25 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.goto(f"{base}/admin/governance/reviewitem/{update.pk}/change/")
     page.wait_for_selector("#review-detail")
     assert UPDATE_B in page.inner_text("#review-candidate")
+    old = update.payload["candidate"]["supersedes"]
+    # what approval will do, before the button; nothing was decided automatically, so no verdict to give
+    assert f"批准后：写入 #{old} 的第 2 版并关闭 #{old} · L2 · brand_A" in page.inner_text("#consequence-approve")
+    assert page.locator("#id_decision_correct").count() == 0
     page.fill("#id_note", "新品数据已复核，以最新结果为准")
-    page.select_option("#id_decision_correct", "yes")
     page.click("#approve-button")
     page.wait_for_selector(".messagelist .success")
     update.refresh_from_db()
     assert (update.status, update.reviewer_name, update.note) == ("approved", "reviewer_li", "新品数据已复核，以最新结果为准")
 
-    # 4. the contradiction: the detail shows it beside the memory it contradicts, diff marked
+    # 4. the contradiction: its claim beside the claim of the memory it contradicts, the deciding
+    # part marked, and a word diff against that memory only
     page.goto(f"{base}/admin/governance/reviewitem/{conflict.pk}/change/")
-    page.wait_for_selector("#review-similar")
-    similar = page.inner_text("#review-similar")
-    assert WRITTEN in similar.replace("\n", "") or "升到2.3" in similar
-    assert page.locator("#review-similar del.lingix-del").count() >= 1 and page.locator("#review-similar ins.lingix-ins").count() >= 1
+    page.wait_for_selector("#review-claims")
+    claims = page.inner_text("#review-claims")
+    assert WRITTEN in claims.replace("\n", "") or "升到2.3" in claims
+    assert "矛盾" in page.inner_text("#claim-relation") and page.locator("#claim-value.decisive").count() == 1
+    assert page.locator("#claim-diff del.lingix-del").count() >= 1 and page.locator("#claim-diff ins.lingix-ins").count() >= 1
+    assert page.locator("#review-similar del.lingix-del").count() == 0
     screenshot(page, "admin-review-detail.png", full_page=True)
 
     # 5. reject without a note: refused, still open
@@ -128,6 +139,11 @@ def test_a_reviewers_morning(page, live_server, morning):
     page.click("#result_list tbody tr:has-text('降到1.7') a[href*='/memories/memory/']")
     page.wait_for_selector(".lingix-source-event")
     assert "v2" in page.inner_text(".lingix-versions")
+    # read-only, with Edit as an explicit action; each version beside the one before, with its approver
+    assert page.locator("textarea[name=content]").count() == 0 and page.locator("#edit-memory").count() == 1
+    newest = page.inner_text("#version-diff #version-2")
+    assert "由 reviewer_li 批准" in newest and "新品数据已复核" in newest
+    assert page.locator("#version-2 del.lingix-del").count() >= 1 and page.locator("#version-2 ins.lingix-ins").count() >= 1
     screenshot(page, "admin-memory-detail.png", full_page=True)
     page.click(f".lingix-source-event a[href*='/governance/memoryevent/{update.event_id}/change/']")
     page.wait_for_selector("#stage-timeline")
