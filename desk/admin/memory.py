@@ -15,8 +15,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 from django.utils.timezone import localtime
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from desk.admin.claims import claim_of, claim_rows
 from desk.admin.entities import memory_entities
@@ -141,6 +141,8 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
         extra_context = {**(extra_context or {}), "editing": _editing(request), "can_edit": can_edit}
         if not _editing(request):
             extra_context.update(
+                # Django's "Change memory" would promise a form this page does not offer.
+                title=gettext("Memory #%(id)s") % {"id": object_id},
                 edit_url=f"{request.path}?{EDIT_PARAM}=1",
                 show_save=False,
                 show_save_and_continue=False,
@@ -224,7 +226,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
             '<table class="lingix-versions lingix-version-diff" id="version-diff"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
             "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
             _("version"),
-            _("decided by"),
+            _("who decided"),
             _("note"),
             _("change from the version before"),
             rows,

@@ -97,6 +97,15 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
         "payload_shown",
     )
 
+    def get_fieldsets(self, request, obj=None):
+        if obj is None or review_has_automatic_decision(obj):
+            return self.fieldsets
+        # A parked item has no automatic decision for "was it right?" to be about.
+        return tuple(
+            (title, {**options, "fields": tuple(f for f in options["fields"] if f != "decision_correct")})
+            for title, options in self.fieldsets
+        )
+
     @admin.display(description=_("source event"))
     def event_link(self, obj):
         return admin_link(
