@@ -1,31 +1,14 @@
-"""The reviewer's side-by-side diff of an existing memory and a candidate, word by word.
-
-Chinese has no spaces to split words on, and a character diff of two sentences that say
-different things is mostly strike-through noise; jieba's segmentation gives the words a
-reviewer reads ("上调", "15%", "ROI"), so a changed figure or verb shows as one change."""
+"""The reviewer's side-by-side diff of an existing memory and a candidate, word by word
+(textrules.word_diff's jieba words), marked up for the page."""
 
 from __future__ import annotations
 
 import difflib
-import functools
-import logging
-from collections.abc import Callable
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-
-@functools.cache
-def _segmenter() -> Callable[[str], list[str]]:
-    # Loaded on the first diff, not at import: the dictionary takes about a second to read.
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba.lcut
-
-
-def words(text: str) -> list[str]:
-    return _segmenter()(text or "")
+from textrules.word_diff import words
 
 
 def diff_html(existing: str, candidate: str) -> tuple[SafeString, SafeString, float]:
