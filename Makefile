@@ -41,12 +41,13 @@ chromium:
 	  { $$SUDO apt-get update && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium fonts-wqy-microhei; }; }
 
 # The layering contract (pyproject.toml), no model change without its migration, ruff over
-# the whole tree (lint and format).
+# the whole tree (lint and format), mypy against its baseline (it may only shrink).
 lint: install lint-node
 	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) scripts/mypy_baseline.py
 
 test: install chromium
 	$(PY) -m pytest

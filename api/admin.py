@@ -3,9 +3,13 @@ a page of its own, once; it is never stored, put in a message or logged."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 
@@ -23,8 +27,8 @@ class ApiTokenCreateForm(forms.ModelForm):
         model = ApiToken
         fields = ["name", "all_advertisers", "can_review"]
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         advertisers = [a.strip() for a in (cleaned.get("advertisers_text") or "").split(",") if a.strip()]
         if cleaned.get("all_advertisers") and advertisers:
             raise ValidationError(_("Give either advertisers or all advertisers, not both."))
@@ -36,7 +40,7 @@ class ApiTokenCreateForm(forms.ModelForm):
             raise ValidationError(str(exc)) from exc
         return cleaned
 
-    def clean_name(self):
+    def clean_name(self) -> str:
         name = (self.cleaned_data.get("name") or "").strip()
         if not TOKEN_NAME_RE.match(name):
             raise ValidationError(_("Use 1-100 letters, digits, '_', '.' or '-'."))
@@ -75,25 +79,25 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def scope_display(self, obj: ApiToken) -> str:
         return _("all advertisers") if obj.all_advertisers else ", ".join(obj.advertisers or [])
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
+    def get_form(self, request: HttpRequest, obj: ApiToken | None = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is None:
             kwargs["form"] = ApiTokenCreateForm
             kwargs["fields"] = ["name", "advertisers_text", "all_advertisers", "can_review"]
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str] | tuple[str, ...]:
         return self.readonly_fields if obj is not None else []
 
-    def get_fields(self, request, obj=None):
+    def get_fields(self, request: HttpRequest, obj: ApiToken | None = None) -> list[str] | tuple[str, ...]:
         if obj is None:
             return ["name", "advertisers_text", "all_advertisers", "can_review"]
         return self.readonly_fields
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
         # Revoke instead: the row keeps attributing the events the token sent.
         return False
 
-    def save_model(self, request, obj: ApiToken, form, change: bool) -> None:
+    def save_model(self, request: HttpRequest, obj: ApiToken, form: forms.ModelForm, change: bool) -> None:
         if change:
             return
         try:
@@ -110,7 +114,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         obj._state.adding = False
         obj._shown_once = raw
 
-    def response_add(self, request, obj: ApiToken, post_url_continue=None):
+    def response_add(self, request: HttpRequest, obj: ApiToken, post_url_continue: str | None = None) -> HttpResponse:
         raw = getattr(obj, "_shown_once", None)
         if raw is None:
             return super().response_add(request, obj, post_url_continue)
@@ -126,7 +130,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return response
 
     @admin.action(description=_("Revoke selected tokens"))
-    def revoke_tokens(self, request, queryset):
+    def revoke_tokens(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
         count = 0
         for token in queryset.filter(revoked=False):
             api_token_revoke(token=token, actor=request.user.get_username())

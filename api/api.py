@@ -4,6 +4,11 @@ or service; errors are mapped to 4xx JSON in one place (api/errors.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
 from api.errors import install_exception_handlers
 from api.openapi_examples import DocumentedNinjaAPI
 from api.parser import StrictJsonParser
@@ -52,15 +57,13 @@ api.add_router("", conversation_router)  # /distill and /memories/{id}/source
 
 
 # --- URL wiring -------------------------------------------------------------------------
-def _json_not_allowed(view):
+def _json_not_allowed(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """ninja answers a wrong method with a plain-text 405; the contract says every error
     is JSON, so the wrapper rewrites that one case (keeping the Allow header)."""
     from functools import wraps
 
-    from django.http import JsonResponse
-
     @wraps(view)
-    def wrapped(request, *args, **kwargs):
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response = view(request, *args, **kwargs)
         if response.status_code == 405 and not response.get("Content-Type", "").startswith("application/json"):
             allowed = response.get("Allow", "")
@@ -72,13 +75,11 @@ def _json_not_allowed(view):
     return wrapped
 
 
-def not_found(request, rest: str = ""):
-    from django.http import JsonResponse
-
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     return JsonResponse({"detail": f"no API endpoint at /api/v1/{rest}"}, status=404)
 
 
-def api_urls():
+def api_urls() -> tuple[list[Any], str, str]:
     patterns, app_name, namespace = api.urls
     for pattern in patterns:
         if hasattr(pattern, "callback") and pattern.callback is not None:

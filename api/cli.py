@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.dateparse import parse_datetime
 
 from memories.cli.base import CliError, Subcommand
 from memories.timefmt import display_local, iso_local
 
+if TYPE_CHECKING:
+    from api.models import ApiToken
 
-def _token_args(parser) -> None:
+
+def _token_args(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="token_action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
     create = actions.add_parser("create", help="create a token and print it once")
@@ -36,7 +39,7 @@ def _token_args(parser) -> None:
         sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print exactly one JSON document on stdout")
 
 
-def _token_dict(token) -> dict[str, Any]:
+def _token_dict(token: ApiToken) -> dict[str, Any]:
     return {
         "name": token.name,
         "prefix": token.prefix,
@@ -51,7 +54,7 @@ def _token_dict(token) -> dict[str, Any]:
     }
 
 
-def _token_run(args) -> dict[str, Any]:
+def _token_run(args: argparse.Namespace) -> dict[str, Any]:
     from api.models import ApiToken
     from api.services import api_token_create, api_token_revoke
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.errors import HttpError
 
@@ -47,11 +48,11 @@ def install_exception_handlers(api: NinjaAPI) -> None:
     from judges.config import ProviderNotConfigured
 
     @api.exception_handler(DomainError)
-    def _domain(request, exc: DomainError):
+    def _domain(request: HttpRequest, exc: DomainError) -> HttpResponse:
         return api.create_response(request, {"detail": str(exc) or type(exc).__name__}, status=domain_error_status(exc))
 
     @api.exception_handler(HttpError)
-    def _http(request, exc: HttpError):
+    def _http(request: HttpRequest, exc: HttpError) -> HttpResponse:
         # ninja turns every body-parser failure into 400 "Cannot parse request body";
         # a refusal from the strict parser says what and where (422; 400 when not JSON at all).
         if isinstance(exc.__cause__, UnsafeJson):
@@ -63,7 +64,7 @@ def install_exception_handlers(api: NinjaAPI) -> None:
         return response
 
     @api.exception_handler(RequestDataTooBig)
-    def _too_big(request, exc):
+    def _too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
         from django.conf import settings
 
         return api.create_response(
@@ -71,11 +72,11 @@ def install_exception_handlers(api: NinjaAPI) -> None:
         )
 
     @api.exception_handler(SuspiciousOperation)
-    def _suspicious(request, exc):
+    def _suspicious(request: HttpRequest, exc: SuspiciousOperation) -> HttpResponse:
         return api.create_response(request, {"detail": "bad request"}, status=400)
 
     @api.exception_handler(ProviderNotConfigured)
-    def _no_provider(request, exc):
+    def _no_provider(request: HttpRequest, exc: ProviderNotConfigured) -> HttpResponse:
         return api.create_response(request, {"detail": str(exc)}, status=503)
 
 

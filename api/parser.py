@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest
 from ninja.parser import Parser
 
@@ -14,5 +16,5 @@ class StrictJsonParser(Parser):
     in a 400 "Cannot parse request body"; errors.py unwraps ours into a 422 naming the
     problem and its JSON path."""
 
-    def parse_body(self, request: HttpRequest):
+    def parse_body(self, request: HttpRequest) -> Any:
         return strict_loads(request.body)

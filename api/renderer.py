@@ -7,6 +7,7 @@ import json
 from datetime import datetime
 from typing import Any
 
+from django.http import HttpRequest
 from ninja.renderers import JSONRenderer
 from ninja.responses import NinjaJSONEncoder
 
@@ -23,7 +24,7 @@ class LocalTimeEncoder(NinjaJSONEncoder):
 class Utf8JSONRenderer(JSONRenderer):
     encoder_class = LocalTimeEncoder
 
-    def render(self, request, data: Any, *, response_status: int) -> bytes:
+    def render(self, request: HttpRequest, data: Any, *, response_status: int) -> bytes:
         text = json.dumps(data, cls=self.encoder_class, ensure_ascii=False)
         try:
             return text.encode("utf-8")

@@ -133,12 +133,6 @@ class LingixConfig(BaseSettings):
     )
     memory_access_async: bool = Field(default=True, description="Flush access counts from a background thread (long-lived processes).")
     memory_max_text_chars: int = Field(default=8000, ge=1, description="Longest event or memory text the funnel accepts.")
-    memory_duplicate_cosine: float = Field(
-        default=0.95,
-        ge=0,
-        le=1,
-        description="Cosine at or above which a candidate with the same numbers and polarity repeats a memory.",
-    )
     memory_related_cosine: float = Field(
         default=0.92,
         ge=0,

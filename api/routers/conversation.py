@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from django.http import HttpRequest
 from ninja import Field, Path, Router, Schema
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -77,7 +78,7 @@ class SourceOut(Schema):
 
 
 @router.post("/distill", response={200: DistillOut, **ERRORS}, summary="Distil a session transcript into candidate memories")
-def distill(request, payload: DistillIn):
+def distill(request: HttpRequest, payload: DistillIn) -> dict[str, Any]:
     """Each user-stated preference, correction or decision (and each user confirmation of an
     assistant suggestion) becomes one funnel event. Repeating a (session, turn range)
     returns the stored decisions with `replayed: true` and writes nothing."""
@@ -99,7 +100,7 @@ def distill(request, payload: DistillIn):
 
 
 @router.get("/memories/{memory_id}/source", response={200: SourceOut, **ERRORS}, summary="The turns or raw input a memory came from")
-def memory_source(request, memory_id: int = Path(..., ge=1, le=MAX_ID)):
+def memory_source(request: HttpRequest, memory_id: int = Path(..., ge=1, le=MAX_ID)) -> dict[str, Any]:
     from governance.intake.selectors import memory_source as source_of
     from memories.selectors import memory_get
 

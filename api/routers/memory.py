@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Path, Query, Router
 from ninja.errors import HttpError
@@ -33,7 +35,7 @@ router = Router()
 
 # --- reads ----------------------------------------------------------------------------
 @router.post("/search", response={200: SearchOut, **COMMON_ERRORS}, tags=["memory"], summary="Hybrid search inside the token's scope")
-def search(request, payload: SearchIn):
+def search(request: HttpRequest, payload: SearchIn) -> dict[str, Any]:
     from memories.selectors import memory_search
 
     advertisers = scope_for(request_token(request), payload.advertiser)
@@ -66,7 +68,7 @@ def search(request, payload: SearchIn):
     }
 
 
-def _query_cut(response) -> dict:
+def _query_cut(response: Any) -> dict[str, Any]:
     return {
         "query_truncated": response.query_truncated,
         "query_chars_embedded": response.query_chars_embedded,
@@ -80,7 +82,9 @@ def _query_cut(response) -> dict:
     tags=["memory"],
     summary="One memory with its version history",
 )
-def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: datetime | None = Query(None, description=AS_OF_HELP)):
+def memory_detail(
+    request: HttpRequest, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: datetime | None = Query(None, description=AS_OF_HELP)
+) -> dict[str, Any]:
     from memories.selectors import memory_as_of, memory_get, memory_history, memory_history_as_of
 
     # Another advertiser's memory answers 404, not 403, so ids do not reveal what exists.
@@ -104,7 +108,7 @@ def memory_detail(request, memory_id: int = Path(..., ge=1, le=MAX_ID), as_of: d
     tags=["memory"],
     summary="Erase a memory's words (all versions) from every table, leaving a tombstone",
 )
-def memory_erase(request, payload: EraseIn, memory_id: int = Path(..., ge=1, le=MAX_ID)):
+def memory_erase(request: HttpRequest, payload: EraseIn, memory_id: int = Path(..., ge=1, le=MAX_ID)) -> dict[str, Any]:
     from governance.write.erase import memory_erase as erase
 
     token = request_token(request)
@@ -118,7 +122,7 @@ def memory_erase(request, payload: EraseIn, memory_id: int = Path(..., ge=1, le=
 @router.post(
     "/recall", response={200: RecallOut, **COMMON_ERRORS}, tags=["memory"], summary="A <lingix-memory> prompt block for auto-recall"
 )
-def recall(request, payload: RecallIn):
+def recall(request: HttpRequest, payload: RecallIn) -> dict[str, Any]:
     from memories.selectors import memory_search
 
     if payload.query is None and payload.messages is None:

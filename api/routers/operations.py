@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpRequest
 from ninja import Router
 from ninja.errors import HttpError
 
@@ -16,7 +19,7 @@ router = Router()
 
 
 @router.get("/status", response={200: StatusOut, **COMMON_ERRORS}, tags=["operations"], summary="Counts, embeddings, provider, schedules")
-def status(request):
+def status(request: HttpRequest) -> dict[str, Any]:
     from governance.metrics.status import status_overview
 
     return status_overview(advertisers=request_token(request).scope)
@@ -24,7 +27,7 @@ def status(request):
 
 # --- reflection -----------------------------------------------------------------------
 @router.post("/reflect", response={200: ReflectOut, **COMMON_ERRORS}, tags=["operations"], summary="Run one reflection pass")
-def reflect(request):
+def reflect(request: HttpRequest) -> dict[str, Any]:
     from api.reflection import run_reflection
 
     token = request_token(request)

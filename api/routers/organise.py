@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
 
@@ -40,7 +41,7 @@ class CategoriesQuery(Schema):
 
 
 @router.get("/categories", response={200: CategoriesOut}, summary="The category trees with counts and summaries")
-def categories(request, filters: Query[CategoriesQuery]) -> dict[str, Any]:
+def categories(request: HttpRequest, filters: Query[CategoriesQuery]) -> dict[str, Any]:
     from memories.category_selectors import category_tree
 
     return {"trees": category_tree(advertisers=scope_for(request.auth, filters.advertiser))}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpRequest
 from ninja import Body, Path, Query, Router
 from ninja.errors import HttpError
 
@@ -14,19 +17,20 @@ from api.schemas import (
     ReviewDecisionIn,
     ReviewListOut,
 )
+from governance.models import ReviewItem
 
 router = Router()
 
 
 # --- review ---------------------------------------------------------------------------
 @router.get("/review", response={200: ReviewListOut, **COMMON_ERRORS}, tags=["review"], summary="Open review items in the token's scope")
-def review_list(request, limit: int = Query(50, ge=1, le=200)):
+def review_list(request: HttpRequest, limit: int = Query(50, ge=1, le=200)) -> dict[str, Any]:
     from governance.review.selectors import review_item_dict, review_queue
 
     return {"items": [review_item_dict(item) for item in review_queue(advertisers=request_token(request).scope, limit=limit)]}
 
 
-def _reviewable_item(token: ApiToken, item_id: int):
+def _reviewable_item(token: ApiToken, item_id: int) -> ReviewItem:
     from governance.review.selectors import review_item_get
 
     if not token.can_review:
@@ -44,7 +48,9 @@ def _reviewable_item(token: ApiToken, item_id: int):
     tags=["review"],
     summary="Approve a review item (tokens created with --can-review)",
 )
-def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
+def review_approve(
+    request: HttpRequest, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)
+) -> dict[str, Any]:
     from governance.review.services import review_approve as approve
 
     token = request_token(request)
@@ -63,7 +69,9 @@ def review_approve(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: 
     tags=["review"],
     summary="Reject a review item (needs a note; tokens created with --can-review)",
 )
-def review_reject(request, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)):
+def review_reject(
+    request: HttpRequest, item_id: int = Path(..., ge=1, le=MAX_ID), payload: ReviewDecisionIn = Body(None)
+) -> dict[str, Any]:
     from governance.review.services import review_reject as reject
 
     token = request_token(request)

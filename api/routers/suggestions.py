@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest
 from ninja import Query, Router, Schema
 
 from api.schemas import ErrorOut
@@ -53,7 +54,7 @@ ERRORS = {code: ErrorOut for code in (400, 401, 403, 422, 429, 503)}
 
 @router.get("", response={200: SuggestionListOut, **ERRORS}, summary="Open suggestions: a signal and the playbooks that apply")
 def suggestions_list(
-    request,
+    request: HttpRequest,
     advertiser: str | None = Query(None, min_length=1, max_length=64, pattern=r"^[^\s,<>\"'\\\x00-\x1f\x7f]+$"),
     limit: int = Query(50, ge=1, le=200),
 ) -> dict[str, Any]:

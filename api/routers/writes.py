@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.http import HttpRequest
 from ninja import Router
 from ninja.errors import HttpError
 
@@ -21,7 +24,7 @@ router = Router()
 
 # --- the write funnel -----------------------------------------------------------------
 @router.post("/ingest", response={200: DecisionOut, **COMMON_ERRORS}, tags=["write funnel"], summary="Free text through the write funnel")
-def ingest(request, payload: IngestIn):
+def ingest(request: HttpRequest, payload: IngestIn) -> dict[str, Any]:
     from governance.intake.services import event_ingest
 
     token = request_token(request)
@@ -50,7 +53,7 @@ def ingest(request, payload: IngestIn):
     summary="A structured event through the write funnel",
     openapi_extra=TRIGGER_OPENAPI_EXAMPLES,
 )
-def trigger(request, payload: TriggerIn):
+def trigger(request: HttpRequest, payload: TriggerIn) -> dict[str, Any]:
     from governance.intake.services import event_trigger
 
     token = request_token(request)

@@ -25,6 +25,7 @@ from lingix_config import config
 from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 from memories.metrics_registry import JUDGE_LATENCY, timed
+from memories.models import Memory
 from textrules.reasons import Reason, ReasonCode, as_reason
 from textrules.safety import Findings
 
@@ -285,7 +286,7 @@ local(stage_conflict)
 local(stage_validate)
 
 
-def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory=None) -> Trace | None:
+def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory: Memory | None = None) -> Trace | None:
     """Traces of stages that ran before the event row exists are buffered and written
     with it, in the same transaction."""
     ctx.outcomes.append(outcome)
@@ -295,7 +296,7 @@ def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory=None) -> T
     return _store(ctx, outcome, memory, len(ctx.outcomes) - 1)
 
 
-def _store(ctx: FunnelContext, outcome: StageOutcome, memory, seq: int) -> Trace:
+def _store(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | None, seq: int) -> Trace:
     return trace_create(
         event=ctx.event,
         memory=memory,
