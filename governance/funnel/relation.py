@@ -81,7 +81,7 @@ def relate(
         return Relation(DUPLICATE, str(Facet.TEXT))
     if cosine < related_cosine - CONTRADICTION_MARGIN and not _same_ground(new, old):
         return None
-    found = _from_claims(relate_claims(new, old))
+    found = _from_claims(relate_claims(new, old, wording=wording))
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
     if found.kind == REFINEMENT and wording >= WORDING_REPEAT:

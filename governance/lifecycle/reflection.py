@@ -24,18 +24,22 @@ from datetime import datetime, timedelta
 from itertools import combinations
 from typing import Any
 
+import numpy as np
 from django.db.models import Q
 
 from governance.constants import Action, ReviewKind, ReviewStatus
+from governance.funnel.related import memory_claim
+from governance.funnel.relation import relate
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
 from governance.reasons import row_reasons
+from lingix_config import config
 from memories.constants import Layer, Status
 from memories.hashing import content_hash
 from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
-from memories.search.tokens import text_tokens
 from memories.timefmt import iso_local
+from textrules.claims import Claim, RelationKind, wording_overlap
 from textrules.reasons import Reason, ReasonCode
 from textrules.safety import scan_data
 
@@ -47,12 +51,6 @@ class ReflectionConfig:
     window_days: int = 30
     # importance at or under the neutral midpoint: nobody marked it as worth keeping
     stale_importance_at_most: float = 5.0
-    # Share of bigrams two texts must have in common (numbers left out) to be read as
-    # the same claim.
-    same_claim_overlap: float = 0.5
-    # Different numbers are only a contradiction when the wording is almost identical;
-    # otherwise two related facts ("ROI 3.4 in week 1", "ROI 2.9 with targeting") collide.
-    number_conflict_overlap: float = 0.6
     repeated_reject_min: int = 3
     repeated_reason_min: int = 5
     max_findings_per_kind: int = 100
@@ -63,86 +61,41 @@ class ReflectionConfig:
 
 DEFAULT_REFLECTION = ReflectionConfig()
 
+
+# Numbers left out when two refusals' reasons are compared.
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_DIRECTION_PAIRS = (
-    ("提高", "降低"),
-    ("提升", "降低"),
-    ("增加", "减少"),
-    ("加大", "减少"),
-    ("加大", "降低"),
-    ("上涨", "下降"),
-    ("上升", "下降"),
-    ("提价", "降价"),
-    ("高于", "低于"),
-    ("追加", "削减"),
-    ("放宽", "收紧"),
-    ("扩大", "缩小"),
-    ("increase", "decrease"),
-    ("raise", "lower"),
-    ("higher", "lower"),
-    ("more", "less"),
-    ("up", "down"),
-)
-_NEGATIONS = ("不要", "不得", "禁止", "避免", "不能", "不可", "不宜", "不适合", "不投", "无需", "切勿", "严禁")
-_EN_NEGATION = re.compile(r"\b(?:not|never|avoid|don't|do not|must not|no longer)\b", re.IGNORECASE)
 
 
 # --- claims -------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Claim:
     memory: Memory
-    skeleton: frozenset[str]
-    numbers: tuple[str, ...]
-    negated: bool
-    lowered: str
+    claim: Claim
+    vector: np.ndarray | None
 
 
 def _claim(memory: Memory) -> _Claim:
-    text = memory.content
-    without_numbers = _NUMBER.sub(" ", text)
-    skeleton = frozenset(t for t in text_tokens(without_numbers) if not t.isdigit())
-    negated = any(word in text for word in _NEGATIONS) or bool(_EN_NEGATION.search(text))
-    return _Claim(memory=memory, skeleton=skeleton, numbers=tuple(_NUMBER.findall(text)), negated=negated, lowered=text.lower())
+    vector = None
+    if memory.embedding is not None:
+        vector = np.frombuffer(bytes(memory.embedding), dtype=np.float32)
+    return _Claim(memory=memory, claim=memory_claim(memory), vector=vector)
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
-
-
-def _direction_clash(a: str, b: str) -> tuple[str, str] | None:
-    for up, down in _DIRECTION_PAIRS:
-        if up.isascii():
-            has = lambda word, text: re.search(rf"\b{word}\b", text) is not None  # noqa: E731
-        else:
-            has = lambda word, text: word in text  # noqa: E731
-        if has(up, a) and has(down, b) and not has(up, b) and not has(down, a):
-            return up, down
-        if has(down, a) and has(up, b) and not has(down, b) and not has(up, a):
-            return down, up
-    return None
-
-
-def contradiction_between(a: _Claim, b: _Claim, config: ReflectionConfig = DEFAULT_REFLECTION) -> dict[str, Any] | None:
-    """Why a and b cannot both hold, or None."""
-    overlap = _overlap(a.skeleton, b.skeleton)
-    if overlap < config.same_claim_overlap:
+def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
+    """Why a and b cannot both hold, or None: the funnel's own relation (similarity finds
+    the pair, the claims decide), so reflection and the write path never disagree."""
+    same_model = a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape
+    found = relate(
+        b.claim,
+        a.claim,
+        cosine=float(a.vector @ b.vector) if same_model else 0.0,
+        same_text=a.memory.content_hash == b.memory.content_hash,
+        wording=wording_overlap(a.memory.content, b.memory.content),
+        related_cosine=config().memory_related_cosine,
+    )
+    if found is None or found.kind != RelationKind.CONTRADICTION:
         return None
-    if a.negated != b.negated:
-        return {"type": "negation", "overlap": round(overlap, 3), "detail": "one memory negates what the other asserts"}
-    clash = _direction_clash(a.lowered, b.lowered)
-    if clash:
-        return {"type": "direction", "overlap": round(overlap, 3), "detail": f"“{clash[0]}” vs “{clash[1]}”"}
-    if overlap >= config.number_conflict_overlap and a.numbers and b.numbers and a.numbers != b.numbers:
-        differing = [(x, y) for x, y in zip(a.numbers, b.numbers, strict=False) if x != y]
-        if differing or len(a.numbers) != len(b.numbers):
-            return {
-                "type": "numbers",
-                "overlap": round(overlap, 3),
-                "detail": "; ".join(f"{x} vs {y}" for x, y in differing[:3]) or "different figures",
-            }
-    return None
+    return {"type": found.signal, "detail": found.detail}
 
 
 # --- findings -----------------------------------------------------------------
@@ -179,12 +132,15 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
     scopes: dict[tuple, list[_Claim]] = defaultdict(list)
     for memory in (
         Memory.objects.filter(status=Status.ACTIVE)
-        .only("id", "layer", "content", "advertiser", "business_line", "category", "importance")
+        .only(
+            "id", "layer", "content", "content_hash", "claim", "data", "embedding", "advertiser", "business_line", "category", "importance"
+        )
         .order_by("id")
     ):
-        scopes[(memory.advertiser,)].append(_claim(memory))
+        # The write path compares a proposal with its own layer only; so does reflection.
+        scopes[(memory.advertiser, memory.layer)].append(_claim(memory))
     findings = []
-    for (advertiser,), claims in scopes.items():
+    for (advertiser, _layer), claims in scopes.items():
         groups = [claims]
         if len(claims) * (len(claims) - 1) // 2 > config.max_scope_pairs:
             by_category: dict[str, list[_Claim]] = defaultdict(list)
@@ -193,7 +149,7 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
             groups = list(by_category.values())
         for group in groups:
             for a, b in combinations(group, 2):
-                why = contradiction_between(a, b, config)
+                why = contradiction_between(a, b)
                 if why is None:
                     continue
                 findings.append(

@@ -60,7 +60,7 @@ def test_reflect_json_returns_the_stored_report(demo_memories, make_memory, cli)
     report = ReflectionReport.objects.get(pk=body["report_id"])
     assert body["summary"] == report.summary and body["window_days"] == 30
     [contradiction] = body["contradictions"]
-    assert contradiction["type"] == "numbers" and contradiction["review_item_id"]
+    assert contradiction["type"] == "value" and contradiction["review_item_id"]
     assert body["counts"]["contradictions"] == 1 and body["run_by"] == "cli"
 
 

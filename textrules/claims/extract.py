@@ -31,6 +31,7 @@ from textrules.claims.words import (
     PLACE_CANON,
     PLAN,
     PM,
+    POSITIVE,
     QUESTION,
     QUESTION_END,
     RESTRICTION,
@@ -237,6 +238,21 @@ def _data_subject(data: Mapping[str, Any] | None) -> dict[str, set[str]]:
 # form comes first so "不适合" is not read as "适合".
 
 
+def _lever_direction(text: str) -> int:
+    """The way a lever is moved where the text says so next to it ("降低出价", "出价上调",
+    "raise bids"): closer than the statement's other ups and downs ("…再放量")."""
+    signs = set()
+    for rx in LEVER_RX.values():
+        for m in rx.finditer(text):
+            around = text[max(0, m.start() - 4) : m.start()] + " " + text[m.end() : m.end() + 4]
+            up, down = UP.search(around), DOWN.search(around)
+            if up and not down:
+                signs.add(1)
+            elif down and not up:
+                signs.add(-1)
+    return signs.pop() if len(signs) == 1 else 0
+
+
 def _assessments(text: str) -> frozenset[tuple[str, int]]:
     found = set()
     for name, (plus, minus) in SCALE_RX.items():
@@ -302,9 +318,10 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         levers=levers,
         metrics=metrics,
         quantities=quantities,
-        direction=_balance(up, down),
+        direction=_lever_direction(text) or _balance(up, down),
         switch=_balance(on, off),
         polarity=-1 if negative and not off else 1,
+        affirmed=not negative and s.has(POSITIVE, text),
         assessments=_assessments(text),
         trends=_trends(text),
         stance=_stance(text),

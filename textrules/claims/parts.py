@@ -112,6 +112,7 @@ class Claim:
     direction: int = 0  # +1 up, -1 down, 0 none or both
     switch: int = 0  # +1 on, -1 off, 0 none
     polarity: int = 1  # -1 when the statement says no / not / never about its lever
+    affirmed: bool = False  # says yes in so many words ("适合", "允许", "works")
     # Judgements on an antonym scale ("最高"/"最低", "better"/"worse") as (scale, side).
     assessments: frozenset[tuple[str, int]] = frozenset()
     # Which way a reported metric moved ("CPA下降", "CPA from 40 to 52") as (metric, sign).
@@ -146,6 +147,7 @@ class Claim:
                 "direction": self.direction,
                 "switch": self.switch,
                 "polarity": self.polarity,
+                "affirmed": self.affirmed,
                 "assessments": [list(a) for a in sorted(self.assessments)],
                 "trends": [list(t) for t in sorted(self.trends)],
             },
@@ -190,6 +192,7 @@ class Claim:
             direction=_sign(value.get("direction")),
             switch=_sign(value.get("switch")),
             polarity=-1 if _sign(value.get("polarity")) < 0 else 1,
+            affirmed=value.get("affirmed") is True,
             assessments=frozenset(
                 (str(a[0]), _sign(a[1])) for a in value.get("assessments") or [] if isinstance(a, list | tuple) and len(a) == 2
             ),

@@ -56,7 +56,13 @@ def _subject_facets(sub: Subject, *, schedule: bool = False) -> list[tuple[Facet
     ]
 
 
-def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[Facet, str, str] | None:
+# A bare "no" reverses a statement only when the two are worded this much alike (wording_overlap).
+POLARITY_WORDING = 0.6
+# Above this many levers, a statement's directions and switches cannot be tied to one lever.
+MAX_LEVERS_FOR_SIGNS = 2
+
+
+def _value_difference(new: Claim, old: Claim, shared: frozenset[str], *, alike: bool) -> tuple[Facet, str, str] | None:
     roles = set(shared) | {f"metric:{m}" for m in new.metrics & old.metrics}
     role_names = {r.removeprefix("metric:") for r in roles} | {"age"}
     for q_new in new.quantities:
@@ -67,6 +73,10 @@ def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[F
             same_count = len([q for q in new.quantities if q.role == q_new.role]) == len(before)
             if same_count or len(before) == 1:
                 return Facet.VALUE, "、".join(q.label() for q in before), q_new.label()
+    if len(new.levers) > MAX_LEVERS_FOR_SIGNS or len(old.levers) > MAX_LEVERS_FOR_SIGNS:
+        # A playbook that sets many levers at once: its ups, downs and on/offs belong to
+        # different levers, so only figures with the same role are compared.
+        return None
     for scale, side in new.assessments:
         if (scale, -side) in old.assessments:
             return Facet.POLARITY, _scale_word(scale, -side), _scale_word(scale, side)
@@ -77,7 +87,9 @@ def _value_difference(new: Claim, old: Claim, shared: frozenset[str]) -> tuple[F
         return Facet.SWITCH, _switch_word(old.switch), _switch_word(new.switch)
     if new.direction and old.direction and new.direction != old.direction:
         return Facet.DIRECTION, _direction_word(old.direction), _direction_word(new.direction)
-    if new.polarity != old.polarity and not (new.switch or old.switch):
+    if new.polarity != old.polarity and not (new.switch or old.switch) and (alike or _explicitly_opposite(new, old)):
+        # "不投男性" against "投男性": a "no" only reverses a statement worded like it, or
+        # one that says yes in so many words ("适合", "allowed").
         return Facet.POLARITY, _polarity_word(old.polarity), _polarity_word(new.polarity)
     if Lever.SCHEDULE in shared:
         a, b = old.subject, new.subject
@@ -118,11 +130,16 @@ def _direction_word(sign: int) -> str:
     return "上调" if sign > 0 else "下调"
 
 
+def _explicitly_opposite(new: Claim, old: Claim) -> bool:
+    yes = new if new.polarity > 0 else old
+    return yes.affirmed
+
+
 def _polarity_word(sign: int) -> str:
     return "肯定" if sign > 0 else "否定"
 
 
-def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRelation:
+def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: float | None = None) -> ClaimRelation:
     """Duplicate: same subject, lever and value. Contradiction: same subject and lever, a
     different value, direction, switch or polarity. Refinement: the same, under narrower
     conditions or a narrower subject. Compatible: a different subject part or lever.
@@ -171,6 +188,9 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
         # Each names a part of its subject the other does not: two scopes side by side
         # ("维生素 on Monday mornings" and "抖音信息流"), not one statement and its change.
         return ClaimRelation(RelationKind.COMPATIBLE, open_parts[0], "", "", tuple(matched))
+    if old.levers and new.levers and not (old.levers & new.levers):
+        # Different levers pulled (出价 vs 人群包): their reported ROIs are results of different things.
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.LEVER, _show(old.levers), _show(new.levers), tuple(matched))
     topic_a, topic_b = old.topic, new.topic
     if topic_a and topic_b and not (topic_a & topic_b):
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.LEVER, _show(topic_a), _show(topic_b), tuple(matched))
@@ -180,7 +200,7 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False) -> ClaimRe
         # One side names no lever: it may well be about the other's (an implied one), so
         # their values are still compared.
         shared = topic_a | topic_b
-    difference = _value_difference(new, old, shared)
+    difference = _value_difference(new, old, shared, alike=wording is None or wording >= POLARITY_WORDING)
     conditions_differ = new.conditions != old.conditions
     if difference is not None:
         facet, before, after = difference

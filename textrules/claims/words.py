@@ -316,6 +316,7 @@ CONDITIONS: dict[str, str] = {
     "首发期": r"首发|新品期|上新期|新品上市|\blaunch(?:es|ed|ing)?\b|\bnew product\b",
     "大促期间": r"大促|促销期|活动期间|\bpeak sale\b|\bpromotion period\b|\bsale period\b",
     "稳定期": r"稳定后|稳定期|成熟期|\bonce stable\b|\bsteady state\b|\bafter (?:it )?stabili[sz]es\b",
+    "异常时": r"异常|突降|骤降|暴跌|断崖|\banomal\w*|\bsudden (?:drops?|spikes?)\b",
     "测试期": r"测试期|\bA/?B test\b|\btest phase\b|测试阶段",
     "阈值": r"(?:低于|高于|超过|不足|大于|小于|跌破|突破)\s*-?\d|\b(?:below|above|under|over|exceeds?|drops? below)\s*\$?-?\d",
 }

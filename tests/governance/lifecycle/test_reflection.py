@@ -66,7 +66,7 @@ def test_same_claim_with_different_numbers_is_a_contradiction(remember):
     [finding] = findings(reflect(now=T0))["contradictions"]
 
     assert {finding["memory_id"], finding["related_memory_id"]} == {a.pk, b.pk}
-    assert finding["type"] == "numbers" and "35 vs 12" in finding["detail"]
+    assert finding["type"] == "value" and "35" in finding["detail"] and "12" in finding["detail"]
     item = ReviewItem.objects.get(kind=ReviewKind.REFLECTION, payload__finding="contradiction")
     assert {item.memory_id, item.related_memory_id} == {a.pk, b.pk}
 
@@ -79,7 +79,7 @@ def test_opposite_direction_and_negation_are_contradictions(remember):
 
     kinds = sorted(f["type"] for f in findings(reflect(now=T0))["contradictions"])
 
-    assert kinds == ["direction", "negation"]
+    assert kinds == ["direction", "polarity"]
 
 
 def test_different_scopes_and_unrelated_claims_do_not_contradict(remember):
