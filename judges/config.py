@@ -1,18 +1,21 @@
 """Which judge runs, and the factory that builds it. Nothing starts without an explicit
-choice (CONTRACT.md). This module imports the judges; none of them imports it."""
+choice (CONTRACT.md). This module imports the judges, each when it is first built (a
+process that only asks which provider is configured, such as `memory --help` or the
+admin starting up, loads none of them); none of them imports it."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from judges.base import JudgeProvider
-from judges.doubtmem import DoubtMemJudge
-from judges.offline import OfflineProvider
-from judges.openai_judge import OpenAIJudge
 from lingix_config import config
+
+if TYPE_CHECKING:
+    from judges.base import JudgeProvider
+    from judges.openai_judge import OpenAIJudge
 
 PROVIDERS = ("openai", "offline")
 
@@ -44,6 +47,8 @@ def get_provider() -> JudgeProvider:
     """The provider for classification and value checks (and judging, unless DoubtMem is set)."""
     name = resolve_provider_name()
     if name == "offline":
+        from judges.offline import OfflineProvider
+
         return OfflineProvider()
     key_digest = hashlib.sha256(config().llm_api_key.encode()).hexdigest()
     return _openai_judge(
@@ -60,6 +65,8 @@ def get_provider() -> JudgeProvider:
 def _openai_judge(base_url: str, model: str, timeout: float, max_retries: int, backoff: float, key_digest: str) -> OpenAIJudge:
     """One client per configuration, so HTTP connections to the gateway are reused.
     The key's digest is part of the cache key only so that a rotated key builds a new client."""
+    from judges.openai_judge import OpenAIJudge
+
     return OpenAIJudge(base_url=base_url, model=model, timeout=timeout, max_retries=max_retries)
 
 
@@ -68,6 +75,8 @@ def get_judge(base: JudgeProvider | None = None) -> JudgeProvider:
     base = base or get_provider()
     doubtmem_url = settings.MEMORY_DOUBTMEM_BASE_URL
     if doubtmem_url:
+        from judges.doubtmem import DoubtMemJudge
+
         return DoubtMemJudge(
             base_url=doubtmem_url,
             model=settings.MEMORY_DOUBTMEM_MODEL,

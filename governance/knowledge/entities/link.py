@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from governance.knowledge.entities.llm import extract_with_llm
 from governance.knowledge.entities.offline import Extraction, extract_offline, triples_for
 from governance.traces import trace_create
 from judges.base import ProviderUnavailable
@@ -81,6 +80,9 @@ def link_entities_with_llm(memory: Memory, *, trigger_type: str = "") -> LinkRep
     extraction = _offline(memory, trigger_type)
     links = [(m, LinkOrigin.OFFLINE) for m in extraction.mentions]
     triples = [(s, p, o, LinkOrigin.OFFLINE) for s, p, o in extraction.triples]
+    # Imported here: the model client comes with it, and most processes never link with a model.
+    from governance.knowledge.entities.llm import extract_with_llm
+
     try:
         mentions, llm_triples, telemetry = extract_with_llm(content=memory.content, advertiser=memory.advertiser, category=memory.category)
     except ProviderUnavailable as exc:
