@@ -84,11 +84,13 @@ def _claim(memory: Memory) -> _Claim:
 def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
     """Why a and b cannot both hold, or None: the funnel's own relation (similarity finds
     the pair, the claims decide), so reflection and the write path never disagree."""
-    same_model = a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape
+    cosine = 0.0
+    if a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape:
+        cosine = float(a.vector @ b.vector)
     found = relate(
         b.claim,
         a.claim,
-        cosine=float(a.vector @ b.vector) if same_model else 0.0,
+        cosine=cosine,
         same_text=a.memory.content_hash == b.memory.content_hash,
         wording=wording_overlap(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,

@@ -13,6 +13,7 @@ import string
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.filters import heuristic
@@ -69,16 +70,25 @@ class Finding:
     end: int
 
 
+# Every scan asks for each detector's kind; the detectors' names are a fixed, small set.
+_KINDS: dict[str, str] = {}
+
+
 def kind_of(secret_type: str) -> str:
     """'AWS Access Key' -> 'aws_access_key': the short name traces and reasons show."""
-    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+    kind = _KINDS.get(secret_type)
+    if kind is None:
+        kind = _KINDS[secret_type] = re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+    return kind
 
 
 @lru_cache(maxsize=1)
 def detectors() -> tuple[BasePlugin, ...]:
     """Every pattern detector the installed detect-secrets ships (so an upgrade brings its
     new vendors in), then ours."""
-    shipped = tuple(cls() for name, cls in sorted(get_mapping_from_secret_type_to_class().items()) if name not in _DRIVEN_APART)
+    # detect-secrets leaves the mapping's value type open; every value is a plugin class.
+    shipped_classes = cast(dict[str, type[BasePlugin]], get_mapping_from_secret_type_to_class())
+    shipped = tuple(cls() for name, cls in sorted(shipped_classes.items()) if name not in _DRIVEN_APART)
     return shipped + EXTRA_DETECTORS
 
 
