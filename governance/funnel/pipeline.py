@@ -19,7 +19,7 @@ from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.funnel.verifier import verify
 from governance.models import LayerPolicy, MemoryEvent, Trace
-from governance.traces import trace_create
+from governance.traces import trace_create, trace_row
 from judges.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
 from lingix_config import config
 from memories.constants import Layer
@@ -109,7 +109,8 @@ def stage_classify(ctx: FunnelContext) -> StageOutcome | None:
     if not c.layer:
         c.layer = DEFAULT_LAYER[c.trigger_type]
     ctx.event.event_type = c.trigger_type
-    MemoryEvent.objects.filter(pk=ctx.event.pk).update(event_type=c.trigger_type)
+    if ctx.event.pk is not None:  # else the row is saved later with this type
+        MemoryEvent.objects.filter(pk=ctx.event.pk).update(event_type=c.trigger_type)
     return _with_telemetry(
         StageOutcome(
             "classify",
@@ -297,7 +298,11 @@ def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory: Memory | 
 
 
 def _store(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | None, seq: int) -> Trace:
-    return trace_create(
+    return trace_create(**_trace_fields(ctx, outcome, memory, seq))
+
+
+def _trace_fields(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | None, seq: int) -> dict[str, Any]:
+    return dict(
         event=ctx.event,
         memory=memory,
         seq=seq,
@@ -316,8 +321,10 @@ def _store(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | None, seq
 
 
 def flush_traces(ctx: FunnelContext) -> None:
-    for seq, (outcome, memory) in enumerate(ctx.pending_traces):
-        _store(ctx, outcome, memory, seq)
+    # One statement for the buffered stages; trace_row has scrubbed each row, as bulk writes need.
+    Trace.objects.bulk_create(
+        [trace_row(**_trace_fields(ctx, outcome, memory, seq)) for seq, (outcome, memory) in enumerate(ctx.pending_traces)]
+    )
     ctx.pending_traces = []
 
 

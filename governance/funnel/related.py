@@ -13,6 +13,7 @@ from governance.funnel.types import Candidate
 from lingix_config import config
 from memories.constants import Layer, Status
 from memories.embeddings import Embedder, get_embedder
+from memories.embeddings.passage_cache import embed_passages_cached
 from memories.embeddings.store import embedding_text, memory_store_vectors, stale_embedding_q
 from memories.hashing import content_hash
 from memories.models import Memory
@@ -82,7 +83,7 @@ def _vectors_of(rows: list[Memory], embedder: Embedder) -> np.ndarray:
         else:
             missing.append(i)
     if missing:
-        fresh = embedder.embed_passages([embedding_text(rows[i]) for i in missing])
+        fresh = embed_passages_cached([embedding_text(rows[i]) for i in missing])
         vectors[missing] = fresh
         memory_store_vectors([rows[i] for i in missing], fresh, embedder.model_name)
     return vectors
@@ -121,13 +122,15 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     embedder = get_embedder()
     scope = _scope_qs(c)
     new_hash = content_hash(c.content)
-    if not scope.exists():
+    # The probe is embedded only when there is something to compare it with; once it is, an
+    # empty scope simply reads no rows below.
+    if c.probe is None and not scope.exists():
         c.related = []
         return []
     stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
     same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
     if c.probe is None:
-        c.probe = embedder.embed_passages([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
+        c.probe = embed_passages_cached([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
     search_filter = SearchFilter(
         advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now()
     )

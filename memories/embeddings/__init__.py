@@ -50,6 +50,8 @@ def reset_embedder() -> None:
     global _embedder
     with _lock:
         _embedder = None
+    from memories.embeddings.passage_cache import passage_vectors
     from memories.embeddings.query_cache import query_vectors
 
     query_vectors.clear()
+    passage_vectors.clear()

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from memories.embeddings import EmbeddingError, get_embedder
+from memories.embeddings.passage_cache import embed_passages_cached
 from memories.models import Memory
 
 if TYPE_CHECKING:
@@ -47,7 +48,8 @@ def embed_memories(memory_ids: Iterable[int]) -> int:
     memories = list(Memory.objects.filter(pk__in=list(memory_ids)).only("id", "content", "category"))
     if not memories:
         return 0
-    vectors = embedder.embed_passages([embedding_text(m) for m in memories])
+    # Often embedded moments ago: a proposal's probe, or the same text written before.
+    vectors = embed_passages_cached([embedding_text(m) for m in memories])
     memory_store_vectors(memories, vectors, embedder.model_name)
     return len(memories)
 

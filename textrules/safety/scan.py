@@ -3,7 +3,10 @@ found is reported by kind only, never by value."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -47,10 +50,55 @@ class Scan(Findings):
     text: str = field(default="")
 
 
+class _ScanCache:
+    """Recent scans by a digest of the text and the operator's extra patterns (the only
+    other input of a scan). A funnel decision scans the same strings many times: stage
+    names, criteria keys and the proposal quoted by several stages, each row once when it
+    is built and again by the safety net on save. Keyed by digest, so the cache never
+    holds a credential it was handed; the redacted text it keeps is what gets stored."""
+
+    SIZE = 8192
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[bytes, str], Scan] = OrderedDict()
+
+    def get(self, key: tuple[bytes, str]) -> Scan | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[bytes, str], scan: Scan) -> None:
+        with self._lock:
+            self._entries[key] = scan
+            while len(self._entries) > self.SIZE:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_scans = _ScanCache()
+
+
 def scan_text(text: str) -> Scan:
     """Redact every credential in `text` and mask its personal data."""
     if not text:
         return Scan(text=text or "")
+    from lingix_config import config
+
+    key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest(), config().memory_safety_extra_patterns)
+    found = _scans.get(key)
+    if found is None:
+        found = _scan_uncached(text)
+        _scans.put(key, found)
+    return found
+
+
+def _scan_uncached(text: str) -> Scan:
     findings = find_credentials(text)
     spans = _merge([(f.start, f.end, f.kind) for f in findings])
     redacted = _replace(text, [(s, e, REDACTED.format(kind=k)) for s, e, k in spans])
