@@ -18,6 +18,7 @@ PROMPT_VERSIONS = {
     "judge": "judge-2026.12.1",
     "doubtmem": "doubtmem-2026.12.1",
     "distill": "distill-2026.12.1",
+    "statement": "statement-2026.12.1",
     "relate": "relate-2026.12.1",
 }
 
@@ -174,5 +175,28 @@ def relate_messages(*, request: Any) -> list[dict[str, str]]:
                     "remembered": [{"id": n.id, "text": n.content, "claim": n.claim} for n in request.neighbours],
                 }
             ),
+        },
+    ]
+
+
+STATEMENT_SYSTEM = (
+    "You write the one sentence a memory service for advertising agents stores for a conversation. The sentence must "
+    "read on its own months later: the advertiser first, then what is decided (the lever and its value), its scope "
+    "(product or category, plan, channel, audience, days and hours, promotion) and the conditions it holds under, in "
+    "the language of the turns. Use only what the turns say: add no number, advertiser, plan, channel, category, "
+    "audience, time or condition, and keep every number, direction (raise or lower), on/off and 'not' of the draft. "
+    "Leave out greetings, thanks, acknowledgements, the confirmation itself, questions and who said it (that is "
+    "recorded apart). The draft was composed by rules from the same turns; improve its wording only. "
+    + _UNTRUSTED_RULE
+    + ' Answer with one JSON object only: {"statement": str}.'
+)
+
+
+def statement_messages(*, turns: list[dict[str, Any]], draft: str, advertiser: str | None) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": STATEMENT_SYSTEM},
+        {
+            "role": "user",
+            "content": "prompt:statement\n" + untrusted_block({"advertiser": advertiser or "", "turns": turns, "draft": draft}),
         },
     ]

@@ -53,6 +53,11 @@ class ReasonCode(StrEnum):
     UNGROUNDED_NUMBERS = "ungrounded_numbers"
     INJECTION_PARKED = "injection_parked"
     GUARD_PASSED = "guard_passed"
+    # the stored statement (textrules.statements)
+    STATEMENT_COMPOSED = "statement_composed"
+    STATEMENT_BY_MODEL = "statement_by_model"
+    STATEMENT_MODEL_NOT_USED = "statement_model_not_used"
+    QUESTION_TAIL_DROPPED = "question_tail_dropped"
     # value criteria
     VALUE_MET = "value_met"
     VALUE_NOT_MET = "value_not_met"
@@ -187,6 +192,19 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
         "疑似注入：文本在向系统下指令（%(quotes)s）；由人工决定",
     ),
     C.GUARD_PASSED: ("no deterministic rule fired (attribution %(attribution)s)", "未触发确定性规则（归属：%(attribution)s）"),
+    C.STATEMENT_COMPOSED: (
+        "stored as one statement composed from the turns (%(note)s)",
+        "按对话整理成一句完整的陈述存储（%(note)s）",
+    ),
+    C.STATEMENT_BY_MODEL: ("stored in the model's wording, checked against the turns", "采用模型的措辞存储，已与对话逐项核对"),
+    C.STATEMENT_MODEL_NOT_USED: (
+        "the model's wording was not used (%(why)s); the composed statement is stored",
+        "未采用模型的措辞（%(why)s），存储按规则整理的陈述",
+    ),
+    C.QUESTION_TAIL_DROPPED: (
+        "the closing question is left out of the stored statement ('%(quote)s')",
+        "存储的陈述去掉了结尾的提问（“%(quote)s”）",
+    ),
     C.VALUE_MET: ("%(trigger_type)s: all 3 criteria met", "%(trigger_type)s：三项价值标准均满足"),
     C.VALUE_NOT_MET: ("%(trigger_type)s: criterion not met: %(criteria)s", "%(trigger_type)s：未满足价值标准：%(criteria)s"),
     C.GROUNDING_UNSUPPORTED: (

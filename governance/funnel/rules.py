@@ -19,6 +19,7 @@ from memories.constants import Source
 from textrules import signals as s
 from textrules.claims import UNSETTLED, Stance, extract_claim
 from textrules.reasons import Reason, ReasonCode
+from textrules.statements import strip_question_tail
 
 # How a user answers "yes" in their own words, beside the reported forms in s.CONFIRMATION.
 USER_ASSENT = re.compile(
@@ -178,7 +179,9 @@ def _speaker_words(c: Candidate) -> str:
     if not c.turns:
         return c.content
     last = max((i for i, t in enumerate(c.turns) if t["role"] != "user"), default=-1)
-    answer = [t["content"] for t in c.turns[last + 1 :] if t["role"] == "user"]
+    # A statement that ends by asking for agreement ("…先设2.2元，你觉得呢？") still states it,
+    # as the stored statement does (textrules.statements).
+    answer = [strip_question_tail(t["content"]) for t in c.turns[last + 1 :] if t["role"] == "user"]
     return "\n".join(answer) if answer else c.content
 
 

@@ -29,6 +29,7 @@ from governance.funnel.errors import (
 )
 from governance.funnel.rules import claim_turns
 from governance.funnel.types import Decision, StageOutcome
+from governance.intake.statement import conversation_statement, text_statement
 from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.reasons import reason_columns, row_reasons
 from governance.write.erase import tombstone_refuse
@@ -193,12 +194,14 @@ def event_submit(
     turns: list[dict[str, Any]] | None = None,
     session_id: str | None = None,
     findings: Findings | None = None,
+    statement: StageOutcome | None = None,
 ) -> Decision:
     """Run one already-validated event through the funnel. `pipeline` is the seam for
     tests and experiments; callers normally leave it alone. `turns` (role-tagged, with
     their index in the conversation) are what the memory is about: the attribution rules
     read them and the event keeps them, redacted, as the memory's source. `findings` are
-    what an earlier scan of the same input already cut out (a conversation's joined view)."""
+    what an earlier scan of the same input already cut out (a conversation's joined view).
+    `statement` is how the intake made `content` from the turns (the first trace stage)."""
     found = _existing(actor, idempotency_key)
     if found is not None and found.action:
         return decision_for_event(found, replayed=True)
@@ -234,6 +237,8 @@ def event_submit(
     candidate.turns = [{"role": t["role"], "content": redact(t["content"])} for t in turns or []]
     policies = {policy.layer: policy for policy in LayerPolicy.objects.all()}
     ctx = p.FunnelContext(event=event, candidate=candidate, provider=provider, judge=judge, policies=policies, safety=findings)
+    if statement is not None:
+        p.record_trace(ctx, statement)
     stages = list(DEFAULT_PIPELINE if pipeline is None else pipeline)
     outside, inside = p.split(stages)
     p.run_stages(ctx, outside)
@@ -310,6 +315,10 @@ def event_ingest(
     and the event keeps the turns (and `session_id`) the memory came from."""
     turns: list[dict[str, str]] = []
     joined_findings = Findings()
+    statement: StageOutcome | None = None
+    advertiser = _code("advertiser", advertiser, 64) or None
+    idempotency_key = _code("idempotency_key", idempotency_key, 128) or None
+    replay = _existing(_short("actor", actor, 128) or "", idempotency_key)
     if messages is not None:
         if text:
             raise InvalidInput("give either text or messages, not both")
@@ -318,26 +327,31 @@ def event_ingest(
         contents, joined_findings = scan_turns([t["content"] for t in conversation], roles=[t["role"] for t in conversation])
         conversation = [{**t, "content": c} for t, c in zip(conversation, contents, strict=True)]
         turns = claim_turns(conversation)
-        text = "\n".join(t["content"] for t in turns)
+        # One standalone statement, not the raw turns; a replayed request asks no model.
+        provider = None if replay is not None and replay.action else get_provider()
+        text, statement = conversation_statement(conversation=conversation, turns=turns, advertiser=advertiser, provider=provider)
         raw = "\n".join(f"{t['role']}: {t['content']}" for t in conversation)
         source = Source.USER if turns[-1]["role"] == "user" else Source.ASSISTANT
     else:
         text = _clean_text("text", text, required=True)
         raw = text
+        if _clean_source(source) == Source.USER:
+            text, statement = text_statement(text)
     return event_submit(
         kind=EventKind.INGEST,
         content=text,
         raw_text=raw,
-        advertiser=_code("advertiser", advertiser, 64) or None,
+        advertiser=advertiser,
         source=_clean_source(source),
         layer=_clean_layer(layer),
-        idempotency_key=_code("idempotency_key", idempotency_key, 128) or None,
+        idempotency_key=idempotency_key,
         actor=_short("actor", actor, 128) or "",
         business_line=_code("business_line", business_line, 64) or "",
         pipeline=pipeline,
         turns=turns,
         session_id=_code("session_id", session_id, 200) or None,
         findings=joined_findings,
+        statement=statement,
     )
 
 
