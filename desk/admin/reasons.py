@@ -42,6 +42,7 @@ PARAM_CHOICES: dict[str, type[models.TextChoices]] = {
 
 # Stage names as the timeline shows them.
 STAGE_LABELS = {
+    "statement": _("stored statement"),
     "safety": _("safety scan"),
     "provenance": _("provenance rules"),
     "classify": _("classification"),
