@@ -136,3 +136,13 @@ def test_a_model_sentence_that_fails_the_check_falls_back_to_the_composed_one(op
     trace = statement_trace(decision)
     assert trace.reasons[0].startswith("the model's wording was not used") and why in trace.reasons[0], trace.reasons
     assert trace.reasons[1].startswith("stored as one statement composed from the turns")
+
+
+def test_a_replayed_request_asks_the_model_nothing(openai_gateway, brand_a, run_on_commit):
+    script_ok(openai_gateway)
+    openai_gateway.route("prompt:statement", chat({"statement": "brand_A 美妆新计划冷启动期出价先设 2.2 元，ROI 稳定后逐步下调"}))
+    body = {"messages": CONFIRMED, "idempotency_key": "turn-7"}
+    first = run_on_commit(lambda: brand_a.post("/ingest", body)).json()
+    again = run_on_commit(lambda: brand_a.post("/ingest", body)).json()
+    assert again["replayed"] is True and again["memory_id"] == first["memory_id"]
+    assert len([r for r in openai_gateway.requests_to("/chat/completions") if "prompt:statement" in r.text]) == 1
