@@ -310,7 +310,7 @@ class E2E:
         chats = [json.loads(line) for line in lines if '"/chat/completions"' in line or "/chat/completions" in json.loads(line)["path"]]
         assert chats, f"no model request recorded after the agent turn ({len(lines)} lines)"
         body = json.dumps(chats[0]["body"], ensure_ascii=False)
-        assert "<lingix-memory>" in body, body[:2000]
+        assert "<lingix-memory>" in body, f"no recalled block; /recall answers {self.recall_answer(RECALL_TURN)}\n{body[:2000]}"
         recalled = [int(i) for i in re.findall(r"· #(\d+)\]", body)]
         assert recalled, body[:2000]
         with self.db() as db:
@@ -319,8 +319,21 @@ class E2E:
             ).fetchall()
         assert len(rows) == len(set(recalled)), (recalled, rows)
         assert all(advertiser in (None, "brand_A") for _, advertiser, _ in rows), rows
-        say(f"(b) the model request carried a <lingix-memory> block with memories {sorted(set(recalled))}")
-        return {"recalled": sorted(set(recalled))}
+        relevance = self.recall_answer(RECALL_TURN)["relevance"]
+        say(f"(b) the model request carried a <lingix-memory> block with memories {sorted(set(recalled))}; relevance {relevance}")
+        return {"recalled": sorted(set(recalled)), "relevance": relevance}
+
+    def recall_answer(self, turn: str) -> dict:
+        """Why /recall stays quiet for a turn (its reason, skipped code and relevance), asked
+        the way the plugin asks, for a failure message."""
+        status, answer = self.lingix.call(
+            "POST",
+            "/recall",
+            {"messages": [{"role": "user", "content": turn}], "advertiser": "brand_A", "budget_tokens": 600},
+            token=self.lingix.tokens["plugin-a"],
+        )
+        keys = ("reason", "skipped", "relevance", "retrieved")
+        return {"status": status, **{key: answer.get(key) for key in keys}}
 
     def check_capture(self) -> dict:
         deadline = time.monotonic() + 60
