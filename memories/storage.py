@@ -74,7 +74,9 @@ def memory_create(
     if created_at is not None:
         memory.created_at = created_at
         memory.valid_from = created_at
-    memory.full_clean(exclude=["embedding", "content_hash"])
+    # The table's CHECK constraints (layer, status, ranges, non-empty content) are checked
+    # by the insert itself; validating them here too cost six queries, each in a savepoint.
+    memory.full_clean(exclude=["embedding", "content_hash"], validate_constraints=False)
     memory.save()
     if embed:
         schedule_embedding([memory.pk])

@@ -287,11 +287,12 @@ local(stage_conflict)
 local(stage_validate)
 
 
-def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory: Memory | None = None) -> Trace | None:
+def record_trace(ctx: FunnelContext, outcome: StageOutcome, *, memory: Memory | None = None, buffer: bool = False) -> Trace | None:
     """Traces of stages that ran before the event row exists are buffered and written
-    with it, in the same transaction."""
+    with it, in the same transaction; `buffer` keeps one for flush_traces even when the row
+    exists (run_stages writes its stages' traces in one statement)."""
     ctx.outcomes.append(outcome)
-    if ctx.event.pk is None:
+    if ctx.event.pk is None or buffer:
         ctx.pending_traces.append((outcome, memory))
         return None
     return _store(ctx, outcome, memory, len(ctx.outcomes) - 1)
@@ -322,8 +323,9 @@ def _trace_fields(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | No
 
 def flush_traces(ctx: FunnelContext) -> None:
     # One statement for the buffered stages; trace_row has scrubbed each row, as bulk writes need.
+    first = len(ctx.outcomes) - len(ctx.pending_traces)
     Trace.objects.bulk_create(
-        [trace_row(**_trace_fields(ctx, outcome, memory, seq)) for seq, (outcome, memory) in enumerate(ctx.pending_traces)]
+        [trace_row(**_trace_fields(ctx, outcome, memory, first + i)) for i, (outcome, memory) in enumerate(ctx.pending_traces)]
     )
     ctx.pending_traces = []
 
@@ -335,11 +337,13 @@ def run_stages(ctx: FunnelContext, stages: list[Stage]) -> None:
         outcome = stage(ctx)
         if outcome is None:
             continue
-        record_trace(ctx, outcome)
+        record_trace(ctx, outcome, buffer=True)
         if ctx.final is None and outcome.decision in FINAL:
             ctx.decided_by = outcome.stage
             ctx.final = outcome.decision
             ctx.reasons = list(outcome.reasons)
+    if ctx.event.pk is not None:
+        flush_traces(ctx)
 
 
 def split(pipeline: list[Stage]) -> tuple[list[Stage], list[Stage]]:

@@ -1,0 +1,67 @@
+"""The funnel does each piece of work once per decision: a proposal is embedded once (and a
+repeated one not again), the traces of a decision are written in bulk and in stage order,
+and a memory row's CHECK constraints are left to the insert that enforces them."""
+
+import numpy as np
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from governance.intake.services import event_ingest
+from governance.models import Trace
+from memories.embeddings import get_embedder
+from memories.embeddings.passage_cache import passage_vectors
+from memories.embeddings.store import embedding_text
+from memories.models import Memory
+from memories.storage import memory_create
+
+pytestmark = pytest.mark.django_db
+
+RULE = "用户纠正：brand_A 感冒药计划出价不要超过1.5元，以后按这个执行"
+
+
+def test_a_repeated_proposal_is_not_embedded_again(no_sampled_audit, django_capture_on_commit_callbacks):
+    memory_create(content="用户确认：brand_A 口红素材只投女性人群", layer="L2", advertiser="brand_A", embed=False)
+    passage_vectors.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        first = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    assert first.action == "WRITE", first.reasons
+    embedded = passage_vectors.misses
+    assert embedded >= 1  # the proposal (and the neighbour that had no vector yet)
+    with django_capture_on_commit_callbacks(execute=True):
+        again = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    assert again.action == "REJECT" and f"#{first.memory_id}" in again.reasons[0], again.reasons
+    assert passage_vectors.misses == embedded, "the same text was embedded twice"
+    assert passage_vectors.hits >= 1
+
+
+def test_the_written_memory_keeps_the_vector_of_its_own_text(no_sampled_audit, django_capture_on_commit_callbacks):
+    memory_create(content="用户确认：brand_A 口红素材只投女性人群", layer="L2", advertiser="brand_A", embed=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        decision = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    memory = Memory.objects.get(pk=decision.memory_id)
+    stored = np.frombuffer(bytes(memory.embedding), dtype=np.float32)
+    fresh = get_embedder().embed_passages([embedding_text(memory)])[0]
+    assert float(stored @ fresh) > 0.999
+
+
+def test_traces_are_written_in_bulk_in_stage_order(no_sampled_audit):
+    memory_create(content="用户确认：brand_A 口红素材只投女性人群", layer="L2", advertiser="brand_A", embed=False)
+    with CaptureQueriesContext(connection) as queries:
+        decision = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    assert decision.action == "WRITE", decision.reasons
+    rows = list(Trace.objects.filter(event_id=decision.event_id).order_by("seq"))
+    assert [t.seq for t in rows] == list(range(len(rows)))
+    assert [t.stage for t in rows] == [s["stage"] for s in decision.stages]
+    assert {"judge", "conflict", "decision"} <= {t.stage for t in rows}
+    inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "governance_trace"')]
+    # The stages before the event row exists, then those inside the write transaction.
+    assert len(inserts) == 2, inserts
+
+
+def test_an_out_of_range_memory_is_refused_by_the_table():
+    with pytest.raises(IntegrityError), transaction.atomic():
+        memory_create(content="预算上限 3000 元", layer="L2", importance=11, embed=False)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        memory_create(content="预算上限 3000 元", layer="L2", confidence=1.5, embed=False)
+    assert not Memory.objects.exists()
