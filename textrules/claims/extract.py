@@ -13,6 +13,7 @@ from textrules.claims.words import (
     ADVERTISER,
     AGE_RANGE,
     AUDIENCE_RX,
+    BOUND,
     CHANNEL_RX,
     CONDITION_RX,
     CONSEQUENCE,
@@ -143,10 +144,15 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         value = float(m.group(1))
         if tail in {"年", "月", "日", "号", "/", "期"} or (1900 <= value <= 2100 and tail != "元"):
             continue
-        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or re.match(r"[A-Za-z]", plain[m.end() : m.end() + 1] or " "):
-            continue  # an id like plan_07 or a code like 618A, not a quantity
+        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or re.match(r"-?[A-Za-z]", plain[m.end() : m.end() + 2] or " "):
+            continue  # an id like plan_07, a code like 618A or a format like 15-second, not a quantity
         unit_match = UNIT.match(plain, m.end())
         unit = (unit_match.group(1) or "").lower() if unit_match else ""
+        span = re.match(r"\s*(?:-|–|~|～|到|至)\s*\d+(?:\.\d+)?", plain[m.end() :]) if not unit else None
+        if span:
+            # The low end of a range ("第4-7天", "10-15%") has the unit of its high end.
+            high = UNIT.match(plain, m.end() + span.end())
+            unit = (high.group(1) or "").lower() if high else ""
         if CURRENCY_BEFORE.search(plain[max(0, m.start() - 2) : m.start()]):
             unit = "$" if "$" in plain[max(0, m.start() - 2) : m.start()] else "元"
         unit = UNIT_CANON.get(unit, unit)
@@ -267,6 +273,18 @@ def _assessments(text: str) -> frozenset[tuple[str, int]]:
     return frozenset(found)
 
 
+def _without_trends(text: str) -> str:
+    out = text
+    for rx in METRIC_RX.values():
+        for m in rx.finditer(text):
+            window = text[m.end() : m.end() + 8]
+            hit = RISE.search(window) or FALL.search(window)
+            if hit:
+                a, b = m.end() + hit.start(), m.end() + hit.end()
+                out = out[:a] + " " * (b - a) + out[b:]
+    return out
+
+
 def _trends(text: str) -> frozenset[tuple[str, int]]:
     """A metric and the way it moved: a rise or fall word right after it, or a from-to pair."""
     found = set()
@@ -306,9 +324,11 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
     levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(text))
     if subject.channels and re.search(r"改投|换到|转投|切到|\bswitch\w* to\b|\bmove\w* to\b", text, re.I):
         levers |= {Lever.CHANNEL}
-    up, down = s.hits(UP, text), s.hits(DOWN, text)
+    # "ROI提升到4.2" reports how a metric moved (a trend), not which way a lever was set.
+    lever_text = _without_trends(text)
+    up, down = s.hits(UP, lever_text), s.hits(DOWN, lever_text)
     on, off = s.hits(SWITCH_ON, text), s.hits(SWITCH_OFF, text)
-    negative = s.hits(s.NEGATION, text)
+    negative = s.hits(s.NEGATION, BOUND.sub(" ", text))
     quantities = _quantities(text)
     metrics = _names(METRIC_RX, text)
     if not levers:

@@ -112,6 +112,10 @@ def _period_difference(new: Claim, old: Claim) -> tuple[str, str] | None:
     return None
 
 
+def _values(claim: Claim) -> set[tuple[str, str]]:
+    return {(q.role.split("/")[0], _unit_family(q.unit)) for q in claim.quantities}
+
+
 def _unit_family(unit: str) -> str:
     return {"%": "%", "pp": "%", "元": "money", "万": "money", "万元": "money", "千": "money", "$": "money", "": "money"}.get(unit, unit)
 
@@ -168,7 +172,10 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: f
     one_sided = bool(old.subject.categories) != bool(new.subject.categories)
     # Only a named finer category narrows; a bare vertical ("car", "游戏") is context, not scope.
     fine_added = any("/" in c for c in (new.subject.categories if one_sided else ()))
-    if categories in {"narrower", "broader"} or (one_sided and (fine_added or any("/" in c for c in old.subject.categories))):
+    # A vertical only one side names is a scope ("医药OTC新计划" beside "晚间出价"), unless a shared
+    # plan already fixes what is meant: a plan's category is context.
+    same_plan = any(part.startswith(f"{Facet.PLAN}:") for part in matched)
+    if categories in {"narrower", "broader"} or (one_sided and not same_plan):
         open_parts.append(Facet.CATEGORY)
         narrower = narrower or categories == "narrower" or fine_added
         named_by.add("new" if categories == "narrower" or (one_sided and new.subject.categories) else "old")
@@ -213,6 +220,8 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: f
         new.stance == Stance.CORRECTION
         and old.stance != Stance.CORRECTION
         and not (new.quantities and set(new.quantities) <= set(old.quantities))
+        # A correction that gives numbers corrects a value: the old must state one for that lever, in that unit.
+        and not (new.quantities and not _values(old) & _values(new))
     ):
         # "改为…", "而不是", "not only…": a correction of the same subject and lever says the old one was wrong.
         return ClaimRelation(RelationKind.CONTRADICTION, Facet.VALUE, "", "", tuple(matched))
@@ -226,7 +235,7 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: f
     if conditions_differ:
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
     more_numbers = {q.role for q in new.quantities} - {q.role for q in old.quantities}
-    if more_numbers & ({str(t) for t in shared} | {m for m in new.metrics}):
+    if {r.split("/")[0] for r in more_numbers} & ({str(t) for t in shared} | {m for m in new.metrics}):
         return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
     return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
 

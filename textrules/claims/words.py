@@ -309,6 +309,11 @@ ORDER = _rx(
     r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
     r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",
 )
+# "不要超过1.6元", "不得高于CPA的1.3倍" bound a value; they do not say no to the lever.
+BOUND = _rx(
+    r"(?:不要|不能|不得|不可|不应|别)\s*(?:超过|超出|高于|低于|少于|多于|大于|小于)",
+    r"\b(?:must not|should not|do not|don't|never) (?:exceed|go (?:above|below))\b",
+)
 # "只在…", "仅限…", "only for…": the statement narrows where it holds.
 RESTRICTION = _rx(r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b")
 CONDITIONS: dict[str, str] = {
