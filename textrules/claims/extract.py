@@ -151,8 +151,8 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         span = re.match(r"\s*(?:-|–|~|～|到|至)\s*\d+(?:\.\d+)?", plain[m.end() :]) if not unit else None
         if span:
             # The low end of a range ("第4-7天", "10-15%") has the unit of its high end.
-            high = UNIT.match(plain, m.end() + span.end())
-            unit = (high.group(1) or "").lower() if high else ""
+            high_end = UNIT.match(plain, m.end() + span.end())
+            unit = (high_end.group(1) or "").lower() if high_end else ""
         if CURRENCY_BEFORE.search(plain[max(0, m.start() - 2) : m.start()]):
             unit = "$" if "$" in plain[max(0, m.start() - 2) : m.start()] else "元"
         unit = UNIT_CANON.get(unit, unit)
