@@ -115,9 +115,11 @@ def parse_line(raw: str) -> tuple[dict[str, Any] | None, list[str]]:
         "importance": _number(row, "importance", 5.0, 0, 10, errors),
         "confidence": _number(row, "confidence", 0.9, 0, 1, errors),
         "data": data if isinstance(data, dict) else {},
-        # A claim in the line is kept in its normal shape (anything else in it dropped);
-        # without one the import reads it from the content.
+        # A claim in the line is kept in its normal shape (anything else in it dropped), an
+        # empty one too: an export line says {} for a row not yet read (the backfill's work),
+        # and a restore keeps it so. Only a line without the key is read from the content.
         "claim": Claim.from_dict(claim).as_dict() if isinstance(claim, dict) and claim else {},
+        "claim_in_line": "claim" in row,
         "status": _choice(row, "status", Status, Status.ACTIVE, errors),
         "source_attribution": _choice(row, "source_attribution", Attribution, Attribution.IMPORT, errors),
         "grounding": _choice(row, "grounding", Grounding, Grounding.GROUNDED, errors),

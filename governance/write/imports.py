@@ -265,7 +265,8 @@ def memories_import(
                     content=fields["content"],
                     data=fields["data"],
                     claim=fields["claim"]
-                    or extract_claim(fields["content"], advertiser=fields["advertiser"], data=fields["data"]).as_dict(),
+                    if fields["claim_in_line"]
+                    else extract_claim(fields["content"], advertiser=fields["advertiser"], data=fields["data"]).as_dict(),
                     advertiser=fields["advertiser"],
                     business_line=fields["business_line"],
                     category=fields["category"],
