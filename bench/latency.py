@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
+from datetime import timedelta
 from typing import Any
 
 from bench._common import Progress, emit, every_core_blas, percentile, setup_throwaway_django
@@ -117,6 +119,42 @@ QUERIES = [
 ]
 
 
+def _mature_template_sources(rows: list[dict[str, Any]]) -> dict[str | None, str]:
+    """Make the L4 rows valid under the trusted import's lineage rule: a template derives
+    only from a mature L2 memory of its own scope, judged on the line's recorded fields.
+    Per template scope, the first L2 row of that scope is given the age, uses, importance
+    and grounding the L2 policy asks for; a template whose scope has no L2 row in the batch
+    moves to the scope of one that has (a small sample may leave a scope without L2).
+    Returns each template scope's source content (unique within the batch)."""
+    from django.utils import timezone
+
+    from governance.models import LayerPolicy
+
+    policy = LayerPolicy.objects.get(layer="L2")
+    l2_rows = [r for r in rows if r["layer"] == "L2"]
+    first_l2: dict[str | None, dict[str, Any]] = {}
+    for r in l2_rows:
+        first_l2.setdefault(r["advertiser"], r)
+    sources: dict[str | None, str] = {}
+    if not l2_rows:
+        # Nothing to promote from: the batch's would-be templates stay strategy memories.
+        for r in rows:
+            r["layer"] = "L2" if r["layer"] == "L4" else r["layer"]
+        return sources
+    for i, r in enumerate(x for x in rows if x["layer"] == "L4"):
+        if r["advertiser"] not in first_l2:
+            r["advertiser"] = l2_rows[i % len(l2_rows)]["advertiser"]
+        source = first_l2[r["advertiser"]]
+        if r["advertiser"] not in sources:
+            old = timezone.now() - timedelta(days=policy.promotion_min_age_days + 30)
+            source["created_at"] = old.isoformat()
+            source["access_count"] = policy.promotion_min_recalls
+            source["importance"] = max(source["importance"], math.ceil(policy.promotion_min_importance))
+            source["grounding"] = "grounded"
+            sources[r["advertiser"]] = source["content"]
+    return sources
+
+
 def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Progress) -> float:
     """Import n memories through governance.write.imports; returns memories per second."""
     from governance.write.imports import memories_import
@@ -136,16 +174,22 @@ def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Pro
                 "expires_at": "2099-01-01T00:00:00+00:00",
             }
         )
+    sources = _mature_template_sources(rows)
     # L4 templates must name the L2 memory they were promoted from, so they load second.
     started = time.perf_counter()
     first = [r for r in rows if r["layer"] != "L4"]
     memories_import(lines=[json.dumps(r, ensure_ascii=False) for r in first], actor="bench.latency", embed=False, label=f"latency-{n}")
     templates = [r for r in rows if r["layer"] == "L4"]
     if templates:
+        from memories.hashing import content_hash
         from memories.models import Memory
 
-        source = Memory.objects.filter(layer="L2").values_list("id", flat=True).first()
-        lines = [json.dumps({**r, "derived_from": [source]}, ensure_ascii=False) for r in templates]
+        ids = dict(
+            Memory.objects.filter(layer="L2", content_hash__in=[content_hash(c) for c in sources.values()])
+            .order_by("id")
+            .values_list("content_hash", "id")
+        )
+        lines = [json.dumps({**r, "derived_from": [ids[content_hash(sources[r["advertiser"]])]]}, ensure_ascii=False) for r in templates]
         memories_import(lines=lines, actor="bench.latency", embed=False, label=f"latency-{n}-templates")
     elapsed = time.perf_counter() - started
     progress(f"imported {n} memories in {elapsed:.1f}s")
