@@ -128,6 +128,15 @@ def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
         "injection",
         "hostile_json",
         "oversized",
+        "hex_named",
+        "cloud_vendors",
+        "database_cli",
+        "percent_encoded",
+        "secret_keys",
+        "personal_separators",
+        "split_turns",
+        "short_fields",
+        "erasure",
     }
     assert doc["corpus_cases"] == 8 and families["secrets_pii"]["secret_values"] >= 8
     # The scan read real bytes: the marker stored on purpose was found in them.
