@@ -1,6 +1,7 @@
 """The configuration object: every variable the service reads is one typed field, read once
 from the environment; nothing else reads the environment."""
 
+import ast
 import io
 import re
 import tokenize
@@ -56,16 +57,41 @@ def test_every_variable_the_code_names_is_a_field_with_a_description():
     assert [name for name, field in LingixConfig.model_fields.items() if not field.description] == []
 
 
+def _is_os(node: ast.AST, attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) and node.value.id == "os"
+
+
+def _environment_reads(text: str) -> list[int]:
+    """Lines that read os.environ or os.getenv. Settings are read only through
+    lingix_config, but writing a variable for a native library to read when it loads is
+    not a settings read: memories.apps sets OPENBLAS_NUM_THREADS before numpy loads, to
+    hold BLAS to one thread, and settings.py sets OMP_NUM_THREADS for the embedder. So an
+    assignment or del of os.environ[...] and a bare os.environ.setdefault(...) statement
+    (its value unused) are writes; every other use of os.environ or os.getenv is a read."""
+    tree = ast.parse(text)
+    writes = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del) and _is_os(node.value, "environ"):
+            writes.add(id(node.value))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            if isinstance(func, ast.Attribute) and func.attr == "setdefault" and _is_os(func.value, "environ"):
+                writes.add(id(func.value))
+    uses = [n for n in ast.walk(tree) if _is_os(n, "environ") or _is_os(n, "getenv")]
+    return sorted({n.lineno for n in uses if id(n) not in writes})
+
+
+def test_environment_writes_are_told_from_reads():
+    source = 'import os\nos.environ["A"] = "1"\nos.environ.setdefault("B", "1")\nx = os.environ.setdefault("C", "1")\ny = os.getenv("D")\n'
+    assert _environment_reads(source) == [4, 5]
+
+
 def test_nothing_else_reads_the_environment():
-    # envfile fills the environment from .lingix.env before the object is built;
-    # settings.py only sets the embedder's thread count for libraries that read it.
+    # envfile fills the environment from .lingix.env before the object is built (reading it
+    # to leave variables already set alone). Writes are not reads (see _environment_reads).
     allowed = {ROOT / "lingix_site" / "envfile.py", ROOT / "lingix_site" / "wsgi.py", ROOT / "lingix_config" / "config.py"}
     readers = [
-        f"{path.relative_to(ROOT)}:{number}"
-        for path, text in _sources()
-        if path not in allowed
-        for number, line in enumerate(text.splitlines(), 1)
-        if re.search(r"os\.(?:environ|getenv)\b", line) and "setdefault(" not in line
+        f"{path.relative_to(ROOT)}:{number}" for path, text in _sources() if path not in allowed for number in _environment_reads(text)
     ]
     assert readers == []
 
