@@ -117,7 +117,7 @@ def test_review_tools_for_a_review_token_and_funnel_refusals(server):
             "ingest",
             {
                 "messages": [
-                    {"role": "assistant", "content": "建议brand_A 医药OTC感冒药冷启动期间出价上浮20%，先观察3天ROI"},
+                    {"role": "assistant", "content": "建议brand_A 医药OTC冷启动期间出价上浮20%，先观察3天ROI"},
                     {"role": "user", "content": "可以，就按这个执行"},
                 ]
             },
