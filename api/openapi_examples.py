@@ -97,7 +97,14 @@ REQUEST_BODIES: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     },
 }
 
-PARAMETER_EXAMPLES: dict[str, Any] = {"memory_id": 42, "item_id": 7, "limit": 20, "advertiser": "brand_A"}
+# as_of with Beijing's offset (Asia/Shanghai, the default TIME_ZONE): the evening of 双11.
+PARAMETER_EXAMPLES: dict[str, Any] = {
+    "memory_id": 42,
+    "item_id": 7,
+    "limit": 20,
+    "advertiser": "brand_A",
+    "as_of": "2026-11-11T20:00:00+08:00",
+}
 
 
 def add_request_examples(schema: dict[str, Any]) -> dict[str, Any]:
