@@ -170,11 +170,12 @@ def test_approval_of_a_confirmed_parked_l2_still_writes_it_with_a_fresh_importan
 # --- admin edit -----------------------------------------------------------------------------
 def test_admin_content_edit_of_an_l4_template_is_refused(make_memory, operator_client):
     template = make_memory("策略模板：大促蓄水期降价10%", layer="L4", source="system", source_attribution="promotion")
-    url = reverse("admin:memories_memory_change", args=[template.pk])
+    # The page opens read-only; ?edit=1 is the explicit edit, the only page that saves.
+    url = reverse("admin:memories_memory_change", args=[template.pk]) + "?edit=1"
     page = operator_client.get(url)
     form = page.context["adminform"].form
     data = {name: (form.initial.get(name) if form.initial.get(name) is not None else "") for name in form.fields}
-    data.update(content="策略模板：大促蓄水期降价30%")
+    data.update(content="策略模板：大促蓄水期降价30%", edit_note="运营直接改模板 figure")
     response = operator_client.post(url, data, follow=True)
     assert Memory.objects.filter(layer=Layer.L4).count() == 1
     assert Memory.objects.get(pk=template.pk).content == "策略模板：大促蓄水期降价10%"
