@@ -313,8 +313,37 @@ SLOW_MODULES = frozenset(
 )
 
 
+# After pytest-django's own sort (tryfirst), so the serialized tests can be moved within it.
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     root = Path(__file__).resolve().parent.parent
     for item in items:
         if Path(str(item.fspath)).resolve().relative_to(root).as_posix() in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    _serialized_rollback_first(items)
+
+
+def _django_db_kwargs(item) -> dict:
+    marker = item.get_closest_marker("django_db")
+    return dict(marker.kwargs) if marker else {}
+
+
+def _is_transactional(item) -> bool:
+    kwargs = _django_db_kwargs(item)
+    fixtures = getattr(item, "fixturenames", ())
+    return bool(kwargs.get("transaction") or kwargs.get("reset_sequences")) or bool({"transactional_db", "live_server"} & set(fixtures))
+
+
+def _serialized_rollback_first(items) -> None:
+    """A serialized_rollback test re-inserts the migrated content types by id. The flush after
+    a plain transactional test re-creates them (post_migrate) under new AUTOINCREMENT ids, so
+    a serialized test after one fails with UNIQUE constraint failed on django_content_type.
+    The serialized tests therefore go first among the transactional tests, wherever their
+    module sits in collection order."""
+    serialized = [item for item in items if _django_db_kwargs(item).get("serialized_rollback")]
+    if not serialized:
+        return
+    moved = {id(item) for item in serialized}
+    first = next(i for i, item in enumerate(items) if id(item) in moved or _is_transactional(item))
+    rest = [item for item in items[first:] if id(item) not in moved]
+    items[first:] = serialized + rest

@@ -1,7 +1,7 @@
 # The browser tests restore the migrated roles with serialized_rollback, which re-inserts
 # content types by id. A plain transactional test before them re-creates those rows under
-# new ids, so every serialized browser test lives here, ahead of the other transactional
-# tests in collection order.
+# new ids, so tests/conftest.py runs every serialized test ahead of the other transactional
+# tests, wherever its module sorts.
 import contextlib
 import os
 from collections.abc import Iterator
