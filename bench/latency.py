@@ -23,7 +23,7 @@ import random
 import sys
 import time
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from bench._common import Progress, emit, every_core_blas, percentile, setup_throwaway_django
 from bench.corpus_cache import add_corpus_arguments
@@ -189,7 +189,10 @@ def import_synthetic(texts: list[str], n: int, rng: random.Random, progress: Pro
             .order_by("id")
             .values_list("content_hash", "id")
         )
-        lines = [json.dumps({**r, "derived_from": [ids[content_hash(sources[r["advertiser"]])]]}, ensure_ascii=False) for r in templates]
+        lines = [
+            json.dumps({**r, "derived_from": [ids[content_hash(sources[cast(str | None, r["advertiser"])])]]}, ensure_ascii=False)
+            for r in templates
+        ]
         memories_import(lines=lines, actor="bench.latency", embed=False, label=f"latency-{n}-templates")
     elapsed = time.perf_counter() - started
     progress(f"imported {n} memories in {elapsed:.1f}s")

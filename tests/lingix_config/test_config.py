@@ -77,7 +77,7 @@ def _environment_reads(text: str) -> list[int]:
             func = node.value.func
             if isinstance(func, ast.Attribute) and func.attr == "setdefault" and _is_os(func.value, "environ"):
                 writes.add(id(func.value))
-    uses = [n for n in ast.walk(tree) if _is_os(n, "environ") or _is_os(n, "getenv")]
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.expr) and (_is_os(n, "environ") or _is_os(n, "getenv"))]
     return sorted({n.lineno for n in uses if id(n) not in writes})
 
 
