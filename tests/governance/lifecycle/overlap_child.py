@@ -1,12 +1,14 @@
 """A child process of test_overlapping_runs: `seed COUNT` writes COUNT due signals (and two
-L1 rules) into the database DATABASE_URL names; `expire START_AT ACTOR` waits until the wall-clock time
-START_AT (so the runs overlap), runs one expiry and prints its report as JSON."""
+L1 rules) into the database DATABASE_URL names; `expire GO_FILE ACTOR` says it is ready (GO_FILE.ready-ACTOR),
+waits for GO_FILE to exist (the parent creates it once every run is ready, so the runs overlap), runs one
+expiry and prints its report as JSON."""
 
 from __future__ import annotations
 
 import json
 import sys
 import time
+from pathlib import Path
 
 
 def main(argv: list[str]) -> None:
@@ -22,7 +24,10 @@ def main(argv: list[str]) -> None:
     from governance.lifecycle.expire import memories_expire
     from tests.clock import T0
 
-    time.sleep(max(0.0, float(argv[1]) - time.time()))
+    go = Path(argv[1])
+    Path(f"{go}.ready-{argv[2]}").touch()
+    while not go.exists():
+        time.sleep(0.005)
     report = memories_expire(now=T0, batch_size=5, actor=argv[2])
     print(json.dumps({"expired": report["expired"], "by_layer": report["by_layer"]}))
 

@@ -129,8 +129,13 @@ def test_three_overlapping_expiry_processes_record_each_memory_once_on_sqlite(tm
     seeded = json.loads(out.strip().splitlines()[-1])
     due, rules = set(seeded["signals"]) | set(seeded["rules"]), seeded["rules"]
 
-    start_at = f"{time.time() + 12:.3f}"  # after every child has loaded Django
-    runs = [child("-m", "tests.governance.lifecycle.overlap_child", "expire", start_at, f"run-{i}") for i in range(3)]
+    # Every child loads Django and says it is ready; then all three are let go at once.
+    go = tmp_path / "go"
+    runs = [child("-m", "tests.governance.lifecycle.overlap_child", "expire", str(go), f"run-{i}") for i in range(3)]
+    deadline = time.time() + 240
+    while len(list(tmp_path.glob("go.ready-*"))) < len(runs) and time.time() < deadline:
+        time.sleep(0.05)
+    go.touch()
     reports = []
     for run in runs:
         out, err = run.communicate(timeout=300)
@@ -138,8 +143,10 @@ def test_three_overlapping_expiry_processes_record_each_memory_once_on_sqlite(tm
         reports.append(json.loads(out.strip().splitlines()[-1]))
 
     assert sum(r["expired"] for r in reports) == len(due), reports
-    # They did overlap: more than one run took a share (each batch is its own transaction).
-    assert sum(1 for r in reports if r["expired"]) >= 2, reports
+    # The three runs start together (the barrier above), but SQLite's single writer may hand
+    # every batch to one of them; which memories each run took is not asserted, only that
+    # together they expired, traced and audited each memory once. The stale-selection test
+    # in this module forces the race deterministically.
     with sqlite3.connect(database) as db:
         expired = {pk for (pk,) in db.execute("SELECT id FROM memories_memory WHERE status = 'expired'")}
         traces = [json.loads(scores) for (scores,) in db.execute("SELECT scores FROM governance_trace WHERE stage = ?", (STAGE,))]

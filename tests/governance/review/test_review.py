@@ -141,7 +141,7 @@ def test_guard_metrics_from_reviewed_audits(ingest, set_audit_rate):
 
 
 def test_guardrail_metrics_from_data(ingest, make_memory):
-    make_memory("旧记忆：brand_A 出价上限1元", advertiser="brand_A")
+    make_memory("旧记忆：brand_A 医药OTC类目出价上限1元", advertiser="brand_A")
     ingest("用户纠正：brand_A 医药OTC类目出价不要超过1.5元", source="user", advertiser="brand_A")
     ingest("你好", source="user")
     ingest("收到", source="user")
