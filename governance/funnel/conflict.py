@@ -17,6 +17,7 @@ from governance.funnel import model_relations
 from governance.funnel.related import find_related
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Layer
+from memories.hashing import content_hash
 from textrules import signals as s
 from textrules.reasons import Reason
 from textrules.reasons import ReasonCode as C
@@ -57,7 +58,7 @@ def _conflict(c: Candidate) -> StageOutcome:
     related = find_related(c, refresh=True)
     # An exact repeat settles it; otherwise a contradiction outranks a near-duplicate: reversing one
     # memory while resembling another must not reinforce.
-    exact_repeat = bool(related) and related[0].get("signal") == "text"
+    exact_repeat = bool(related) and related[0]["memory"].content_hash == content_hash(c.content)
     related, relation_scores = model_relations.overlay(c, related)
     scores: dict = {
         "related": [
