@@ -54,15 +54,6 @@ def _from_claims(found: ClaimRelation) -> Relation:
     return Relation(str(found.kind), str(found.facet), detail, found.matched)
 
 
-def _same_ground(new: Claim, old: Claim) -> bool:
-    """Same lever (or reported metric) and no subject part that differs: worth comparing
-    even when the wording is far apart (another language, a paraphrase)."""
-    if not (new.topic & old.topic):
-        return False
-    found = relate_claims(new, old)
-    return found.kind != RelationKind.COMPATIBLE
-
-
 def relate(
     new: Claim,
     old: Claim,
@@ -79,9 +70,13 @@ def relate(
     advertiser is an exception, not a contradiction."""
     if same_text:
         return Relation(DUPLICATE, str(Facet.TEXT))
-    if cosine < related_cosine - CONTRADICTION_MARGIN and not _same_ground(new, old):
+    claims = relate_claims(new, old, wording=wording)
+    # Far apart in meaning, a pair is still compared when it sets the same lever and no part of
+    # its subject differs (another language, a paraphrase): the one relation decides both.
+    same_ground = bool(new.topic & old.topic) and claims.kind != RelationKind.COMPATIBLE
+    if cosine < related_cosine - CONTRADICTION_MARGIN and not same_ground:
         return None
-    found = _from_claims(relate_claims(new, old, wording=wording))
+    found = _from_claims(claims)
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
     if found.kind == REFINEMENT and wording >= WORDING_REPEAT:
