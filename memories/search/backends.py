@@ -44,6 +44,14 @@ class SearchBackend(Protocol):
 
     def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]: ...
 
+    def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
+        """The bm25 of each memory for the query, given the keyword arm's own scores."""
+        ...
+
+    def centre(self) -> np.ndarray | None:
+        """The mean stored vector, or None when no vector is stored."""
+        ...
+
 
 class SQLiteBackend:
     name = "sqlite"
@@ -89,6 +97,14 @@ class SQLiteBackend:
         # A row written after the index's last refresh (a keyword hit in keyword mode).
         return {**found, **_metadata_from_rows(missing)} if missing else found
 
+    def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
+        return keyword_scores  # the FTS5 arm already scores by bm25
+
+    def centre(self) -> np.ndarray | None:
+        from memories.search.vectors import vector_index
+
+        return vector_index.centre()
+
 
 def _metadata_from_rows(memory_ids: list[int]) -> dict[int, tuple[float, float]]:
     if not memory_ids:
@@ -131,6 +147,19 @@ class PostgresBackend:
 
     def metadata_for(self, memory_ids: list[int]) -> dict[int, tuple[float, float]]:
         return _metadata_from_rows(memory_ids)
+
+    def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
+        from memories.search import postgres
+
+        # The arm ranks by ts_rank, a scale of its own; bm25 only for the rows it matched.
+        return postgres.bm25_scores(query, [mid for mid, score in keyword_scores.items() if score > 0])
+
+    def centre(self) -> np.ndarray | None:
+        from memories.embeddings import get_embedder
+        from memories.search import postgres
+
+        embedder = get_embedder()
+        return postgres.mean_vector(model_name=embedder.model_name, dimension=embedder.dimension)
 
 
 _BACKENDS = {"sqlite": SQLiteBackend(), "postgresql": PostgresBackend()}

@@ -93,3 +93,55 @@ def vectors_for(memory_ids: list[int], *, model_name: str, dimension: int) -> di
             [list(memory_ids), model_name, dimension],
         )
         return {int(mid): np.frombuffer(bytes(blob), dtype=np.float32) for mid, blob in cursor.fetchall()}
+
+
+# FTS5's bm25 constants, so one relevance floor means the same on both databases.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
+    """Okapi bm25 of each given memory for the query, as FTS5 computes it (idf floored at
+    1e-6), over the lexemes of search_tsv: ts_rank is a different scale, and the recall
+    floor needs the absolute keyword evidence SQLite's bm25 gives. A document's length is
+    its count of distinct lexemes (a tsvector keeps no token count), and the average
+    is taken the same way, so the length ratio means what FTS5's does."""
+    tokens = query_tokens(query)
+    if not tokens or not memory_ids:
+        return {}
+    sql = f"""
+        WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))),
+        stats AS (SELECT count(*)::float AS n, greatest(avg(length(search_tsv)), 1)::float AS avgdl FROM memories_memory),
+        df AS (
+            SELECT q.lexeme, (SELECT count(*) FROM memories_memory m WHERE m.search_tsv @@ quote_literal(q.lexeme)::tsquery)::float AS df
+            FROM q
+        )
+        SELECT m.id, sum(
+            greatest(ln((stats.n - df.df + 0.5) / (df.df + 0.5)), 1e-6)
+            * (coalesce(array_length(u.positions, 1), 1) * {BM25_K1 + 1})
+            / (coalesce(array_length(u.positions, 1), 1) + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * length(m.search_tsv) / stats.avgdl))
+        )
+        FROM memories_memory m CROSS JOIN stats
+        CROSS JOIN LATERAL unnest(m.search_tsv) AS u
+        JOIN df ON df.lexeme = u.lexeme
+        WHERE m.id = ANY(%s)
+        GROUP BY m.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [" ".join(tokens), list(memory_ids)])
+        return {int(mid): float(score) for mid, score in cursor.fetchall()}
+
+
+def mean_vector(*, model_name: str, dimension: int) -> np.ndarray | None:
+    """The mean of the stored vectors of one model: the centre a query's cosine to the
+    store is measured from (what the in-process index keeps on SQLite)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT avg(embedding_vec::vector({int(dimension)}))::text FROM memories_memory "
+            "WHERE embedding_vec IS NOT NULL AND embedding_model = %s AND embedding_dim = %s",
+            [model_name, dimension],
+        )
+        row = cursor.fetchone()
+    if not row or row[0] is None:
+        return None
+    return np.array([float(x) for x in row[0].strip("[]").split(",")], dtype=np.float32)

@@ -10,8 +10,12 @@ top hit scores like an on-topic one's. Two absolute signals remain:
 - semantic evidence: the memory's cosine above the query's cosine to the mean stored
   vector. e5 cosines sit in a narrow band whose level depends on the query (Chinese
   questions score ~0.05 higher against this store than English ones), so the raw cosine
-  says little; its excess over the store's average does. Where no in-process index holds
-  that average (PostgreSQL), the weakest hit of the list stands in for it.
+  says little; its excess over the store's average does (the mean stored vector: the
+  in-process index's centre on SQLite, pgvector's avg on PostgreSQL). With no stored
+  vector at all, the weakest hit of the list stands in for it.
+
+On PostgreSQL the keyword arm ranks by ts_rank; the bm25 here is computed for its hits the
+way FTS5 does (memories/search/postgres.py), so the one floor holds on both databases.
 
 relevance = log(1 + bm25) + SEMANTIC_WEIGHT * (cosine - background), then multiplied by
 the length norm (seed 004: an entry longer than LENGTH_ANCHOR characters is damped by
@@ -28,6 +32,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from memories.search.backends import get_search_backend
 
 SEMANTIC_WEIGHT = 5.0
 LENGTH_ANCHOR = 500
@@ -61,17 +67,11 @@ def hit_relevance(*, keyword: float, cosine: float, background: float, length: i
 
 
 def query_background(query: str) -> float | None:
-    """The query's cosine to the mean stored vector (the in-process index's centre), or
-    None when no index holds one."""
-    from django.db import connection
-
-    if connection.vendor != "sqlite":
-        return None
+    """The query's cosine to the mean stored vector, or None when no vector is stored."""
     from memories.embeddings.query_cache import embed_query_cached
     from memories.search.query import prepare_query
-    from memories.search.vectors import vector_index
 
-    centre = vector_index.centre()
+    centre = get_search_backend().centre()
     if centre is None:
         return None
     # The same text the vector arm embedded: a hit in the query-vector cache.
@@ -92,10 +92,9 @@ def relevance_of(
     cosines = [float(r.explain.get("vector", 0.0)) for r in results]
     if background is None:
         background = min(cosines)
+    bm25 = get_search_backend().bm25(query, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
     per_hit = tuple(
-        hit_relevance(
-            keyword=float(r.explain.get("keyword", 0.0)), cosine=cosine, background=background, length=len(r.memory.content), anchor=anchor
-        )
+        hit_relevance(keyword=bm25.get(r.memory.id, 0.0), cosine=cosine, background=background, length=len(r.memory.content), anchor=anchor)
         for r, cosine in zip(results, cosines, strict=True)
     )
     return Relevance(best=max(per_hit), floor=floor, per_hit=per_hit)
