@@ -10,7 +10,7 @@ from django.utils.dateparse import parse_datetime
 
 from governance.constants import REVIEW_PERMISSION
 from lingix_config import config
-from memories.cli.base import CliError, Subcommand
+from memories.cli.base import CliError, Subcommand, one_line
 from memories.timefmt import local_time, zone_label
 
 
@@ -187,7 +187,7 @@ def _review_render(result: dict[str, Any]) -> str:
                 *(
                     f"#{i['id']} {_clock(i['created_at'])} {i['kind']:<13} {i['status']:<8} {i['layer'] or '-':<3} "
                     f"{i['advertiser'] or 'global':<10} "
-                    f"{i['content'][:60]}  — {i['reason'][:80]}"
+                    f"{one_line(i['content'], 60)}  — {one_line(i['reason'], 80)}"
                     for i in result["items"]
                 ),
             ]

@@ -104,3 +104,21 @@ def test_cli_decisions_act_as_a_real_user_and_keep_four_eyes(cli, django_user_mo
     code, _, err = cli("review", "reject", str(item.pk), "--as", "wang", "--note", "不对", "--json")
     assert code == 1 and "proposed" in err
     assert ReviewItem.objects.get(pk=item.pk).status == "open"
+
+
+@pytest.mark.django_db
+def test_review_list_prints_one_line_per_item_whatever_the_content(cli):
+    # A rule pasted from a notice keeps its line breaks; the queue still reads one item a line.
+    cli("ingest", "平台规定：\n医药OTC类目所有广告出价不得超过2元\n\n违者计划直接下线", "--source", "user", "--json")
+    cli("ingest", "Compliance policy:\r\nall pharma OTC ads must never claim a cure,\tnor promise 100% 有效", "--source", "tool", "--json")
+    code, body, _ = cli("review", "list", "--json")
+    assert code == 0 and len(body["items"]) == 2
+    assert all("\n" in item["content"] for item in body["items"]), "the test needs content with line breaks"
+
+    code, out, err = cli("review", "list")
+    assert code == 0, err
+    header, *rows = out.rstrip("\n").split("\n")
+    assert header.startswith("2 item(s)") and len(rows) == 2, out
+    for item, row in zip(body["items"], rows, strict=True):
+        assert row.startswith(f"#{item['id']} ") and "\r" not in row and "\t" not in row, row
+    assert "平台规定： 医药OTC类目" in out and "Compliance policy: all pharma" in out
