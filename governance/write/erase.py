@@ -10,7 +10,8 @@ transaction:
   memory names), suggestions built on them;
 - the rows that copied its words are emptied, not deleted, so the audit trail keeps its
   shape: the events it came from (raw text, summary, data, source turns, reasons), their
-  traces, review items (payload, reason, note), audit details, distillation results;
+  traces, review items (payload, reason, note), audit details, Django's admin log entries
+  (a memory's str() there is its first words), distillation results;
 - category summaries are recomputed without it;
 - any other stored text that still quotes it (a reflection report, a metric snapshot, an
   event that carried the same words) is swept by its opening and closing words;
@@ -29,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
@@ -160,6 +163,7 @@ def advertiser_erase(*, advertiser: str, reason: str, actor: str) -> EraseResult
         _blank(Trace, Trace.objects.filter(event_id__in=events), marker)
         items = ReviewItem.objects.filter(Q(advertiser=advertiser) | Q(event_id__in=events))
         _blank(AuditLog, _audits_of(memories=[], events=events, items=items.values_list("pk", flat=True)), marker)
+        _admin_log_blank(memories=[], events=events, items=items.values_list("pk", flat=True), marker=marker)
         _blank(ReviewItem, items, marker)
         DistillRun.objects.filter(scope=advertiser).delete()
         Suggestion.objects.filter(advertiser=advertiser).delete()
@@ -225,6 +229,7 @@ def _erase(chains: list[tuple[int, set[int]]], *, reason: str, actor: str) -> li
     _blank(Trace, Trace.objects.filter(Q(event_id__in=events) | Q(memory_id__in=ids)), marker)
     _blank(ReviewItem, items, marker)
     _blank(AuditLog, _audits_of(memories=ids, events=events, items=item_ids), marker)
+    _admin_log_blank(memories=ids, events=events, items=item_ids, marker=marker)
     _distill_runs(ids, events, marker)
     _suggestions(ids)
 
@@ -246,6 +251,16 @@ def _audits_of(*, memories: Iterable[int], events: Iterable[int], items: Iterabl
     for label, pks in (("memories.memory", memories), ("governance.memoryevent", events), ("governance.reviewitem", items)):
         targets |= Q(target_type=label, target_id__in=[str(pk) for pk in pks])
     return AuditLog.objects.filter(targets)
+
+
+def _admin_log_blank(*, memories: Iterable[int], events: Iterable[int], items: Iterable[int], marker: str) -> int:
+    """Django's admin log ("Recent actions") keeps str() of every row a person changed, and
+    a memory's str() is its first words: those entries keep their who and when only."""
+    targets = Q(pk__in=[])
+    for model, pks in ((Memory, memories), (MemoryEvent, events), (ReviewItem, items)):
+        content_type = ContentType.objects.get_for_model(model)
+        targets |= Q(content_type=content_type, object_id__in=[str(pk) for pk in pks])
+    return LogEntry.objects.filter(targets).update(object_repr=marker, change_message="")
 
 
 def _hash_sources(stone: Tombstone | None, events: set[int]) -> None:
@@ -360,6 +375,11 @@ def _sweep(words: list[str], marker: str) -> None:
     needles = _needles(words)
     if not needles:
         return
+    # The admin log's change message is JSON text written with ensure_ascii.
+    quoted = Q(pk__in=[])
+    for n in {n for needle in needles for n in (needle, json.dumps(needle)[1:-1])}:
+        quoted |= Q(object_repr__contains=n) | Q(change_message__contains=n)
+    LogEntry.objects.filter(quoted).update(object_repr=marker, change_message="")
     for model in _SWEPT:
         for f in model._meta.concrete_fields:
             if not isinstance(f, (models.TextField, models.JSONField)):
