@@ -7,6 +7,7 @@ import atexit
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -109,3 +110,35 @@ def every_core_blas() -> AbstractContextManager:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return threadpool_limits(limits=cores, user_api="blas")
+
+
+# The access-log line of every request: the worker's pid, then the X-Bench-Id header the
+# client sent ("-" without one), so a bench can tell which worker served which request.
+ACCESS_LOG_FORMAT = "%(p)s %({x-bench-id}i)s %(s)s %(m)s %(U)s"
+
+
+def serve_gunicorn(
+    *, env: dict[str, str], workers: int, port: int, log_path: Path, access_log: Path | None = None, threads: int = 4
+) -> subprocess.Popen:
+    """The web service as a deployment runs it: gunicorn with `workers` processes of
+    `threads` threads each, on 127.0.0.1:`port`, in a session of its own (so stopping it
+    stops its workers). With `access_log`, one line per request in ACCESS_LOG_FORMAT."""
+    command = [
+        str(Path(sys.executable).with_name("gunicorn")),
+        "lingix_site.wsgi",
+        "-w",
+        str(workers),
+        "--threads",
+        str(threads),
+        "-b",
+        f"127.0.0.1:{port}",
+        "--timeout",
+        "120",
+    ]
+    if access_log is not None:
+        command += ["--access-logfile", str(access_log), "--access-logformat", ACCESS_LOG_FORMAT]
+    log = open(log_path, "w")  # noqa: SIM115 - the server writes to it until it stops
+    try:
+        return subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    finally:
+        log.close()

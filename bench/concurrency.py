@@ -31,7 +31,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, emit, free_port, percentile
+from bench._common import REPO, emit, free_port, percentile, serve_gunicorn
 
 SHARED_KEYS = [f"shared-turn-{i}" for i in range(10)]
 PRODUCTS = ["感冒药", "维生素", "口红", "粉底液", "蓝牙耳机", "笔记本电脑", "面膜", "止咳糖浆"]
@@ -165,25 +165,7 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
     )
     token = json.loads(created.stdout)["token"]
     port = free_port()
-    log = open(workdir / "gunicorn.log", "w")
-    server = subprocess.Popen(
-        [
-            str(Path(python).with_name("gunicorn")),
-            "lingix_site.wsgi",
-            "-w",
-            str(workers),
-            "--threads",
-            "4",
-            "-b",
-            f"127.0.0.1:{port}",
-            "--timeout",
-            "120",
-        ],
-        env=env,
-        cwd=REPO,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    server = serve_gunicorn(env=env, workers=workers, port=port, log_path=workdir / "gunicorn.log")
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -203,7 +185,6 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
             server.wait(20)
         except subprocess.TimeoutExpired:
             server.kill()
-        log.close()
     records = [r for batch in batches for r in batch]
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "MEMORY_LLM_PROVIDER", "DJANGO_SETTINGS_MODULE")})
     import django
