@@ -25,12 +25,12 @@ migrate: install
 	mkdir -p data
 	$(PY) manage.py migrate --noinput
 
+# `make run HOST=0.0.0.0 PORT=8001` listens elsewhere; the banner's examples use that port.
+# The server and the scheduler stop together (Ctrl-C or TERM): lingix_site/run.py.
 run: migrate
 	$(PY) -m lingix_site.envfile write
 	LINGIX_HOST=$(HOST) LINGIX_PORT=$(PORT) $(PY) manage.py memory bootstrap
-	@$(PY) manage.py qcluster & QPID=$$!; \
-	trap 'kill $$QPID 2>/dev/null' EXIT INT TERM; \
-	$(PY) manage.py runserver $(HOST):$(PORT) --noreload
+	@$(PY) -m lingix_site.run --host $(HOST) --port $(PORT)
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own here);
 # the CJK font keeps the Chinese screenshots legible.
