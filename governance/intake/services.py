@@ -309,12 +309,15 @@ def event_ingest(
     business_line: str = "",
     pipeline: list | None = None,
     session_id: str | None = None,
+    findings: Findings | None = None,
 ) -> Decision:
     """Free text, or a role-tagged conversation, classified into a trigger type first,
     then the funnel. With messages, attribution comes from the roles, not from `source`,
-    and the event keeps the turns (and `session_id`) the memory came from."""
+    and the event keeps the turns (and `session_id`) the memory came from. `findings` is
+    what the caller's scan of a longer conversation already cut out of these turns (a
+    distillation hands over only a candidate's turns)."""
     turns: list[dict[str, str]] = []
-    joined_findings = Findings()
+    joined_findings = findings or Findings()
     statement: StageOutcome | None = None
     advertiser = _code("advertiser", advertiser, 64) or None
     idempotency_key = _code("idempotency_key", idempotency_key, 128) or None
@@ -323,8 +326,9 @@ def event_ingest(
         if text:
             raise InvalidInput("give either text or messages, not both")
         conversation = _clean_messages(messages)
-        # The joined view first: a key split across two turns leaves each turn its half.
-        contents, joined_findings = scan_turns([t["content"] for t in conversation], roles=[t["role"] for t in conversation])
+        # The joined view first: a key split across turns leaves each turn its piece.
+        contents, found = scan_turns([t["content"] for t in conversation], roles=[t["role"] for t in conversation])
+        joined_findings += found
         conversation = [{**t, "content": c} for t, c in zip(conversation, contents, strict=True)]
         turns = claim_turns(conversation)
         # One standalone statement, not the raw turns; a replayed request asks no model.

@@ -5,6 +5,7 @@
     redact(text) -> str                                    # just the safe text
     refuse_credentials(value, where=) -> value             # trusted writes: masked, or CredentialRefused
     scan_turns(texts) -> (clean texts, Findings)           # a conversation, its joined view included
+    scan_conversation(texts) -> [Scan, …]                  # the same, with what each turn held
     refuse_secret_code(value, field_name=) -> value        # codes and keys: unchanged, or SecretInCode
 
 A credential is cut out (`[REDACTED:kind]`); personal data is masked down to its last
@@ -19,6 +20,7 @@ from textrules.safety.scan import (
     redact,
     refuse_credentials,
     refuse_secret_code,
+    scan_conversation,
     scan_data,
     scan_text,
     scan_turns,
@@ -33,6 +35,7 @@ __all__ = [
     "redact",
     "refuse_credentials",
     "refuse_secret_code",
+    "scan_conversation",
     "scan_data",
     "scan_text",
     "scan_turns",

@@ -208,42 +208,66 @@ def refuse_credentials(value: T, *, where: str = "") -> T:
     return clean  # type: ignore[return-value]
 
 
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]{6,}")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]{4,}")
+# How many turns in a row one key may be spread over: far more than anybody types it in,
+# few enough that a chat of one-word turns is not glued into one long string.
+MAX_PIECES = 8
 
 
 def scan_turns(texts: list[str], *, roles: list[str] | None = None) -> tuple[list[str], Findings]:
-    """Each turn of a conversation scanned, and the joined view of each two turns in a row:
-    a key typed in two halves ('前半段 sk-proj-Ab12…' then 'Cd34… 是后半段') is one
-    credential once the last token of a turn meets the first token of the next, and each
-    turn loses its half. With `roles`, the user turns are also paired among themselves, so
-    an assistant turn between the halves does not hide them."""
+    """Each turn of a conversation scanned, and the joined view of turns in a row: a key
+    typed in pieces ('前半段 sk-proj-Ab12…', 'Cd34…', 'Ef56… 是最后一段') is one credential
+    once the last token of a turn meets the first token of the next, and of the one after
+    that while a turn holds that one token only; each turn loses its piece. With `roles`,
+    the user turns are also chained among themselves, so assistant turns between the
+    pieces do not hide them."""
+    scans = scan_conversation(texts, roles=roles)
+    found = Findings()
+    for scan in scans:
+        found += scan
+    return [scan.text for scan in scans], found
+
+
+def scan_conversation(texts: list[str], *, roles: list[str] | None = None) -> list[Scan]:
+    """scan_turns turn by turn: each turn's safe text with what was found in it, a key
+    spread over turns counted in every turn that held a piece of it (a caller that takes
+    only some of the turns still knows they held a credential)."""
     cuts: list[list[tuple[int, int, str]]] = [[] for _ in texts]
     orders = [list(range(len(texts)))]
     if roles is not None:
         orders.append([i for i, role in enumerate(roles) if role == "user"])
-    kinds: set[str] = set()
+    runs = [list(_TOKEN_RUN.finditer(text)) for text in texts]
     for order in orders:
-        for i, j in zip(order, order[1:], strict=False):
-            first = list(_TOKEN_RUN.finditer(texts[i]))
-            second = _TOKEN_RUN.search(texts[j])
-            if not first or second is None:
+        for at, i in enumerate(order):
+            if not runs[i]:
                 continue
-            head = texts[i][: first[-1].end()]
-            probe = head + second.group(0)
-            crossing = [f for f in find_credentials(probe) if f.start < len(head) < f.end]
-            if crossing:
-                kind = crossing[0].kind
-                kinds.update(f.kind for f in crossing)
-                cuts[i].append((first[-1].start(), first[-1].end(), kind))
-                cuts[j].append((second.start(), second.end(), kind))
-    out: list[str] = []
-    found = Findings(credentials=tuple(sorted(kinds)))
+            last = runs[i][-1]
+            probe = texts[i][: last.end()]
+            # (turn, span in the turn, where the piece starts in the probe)
+            pieces = [(i, last.start(), last.end(), last.start())]
+            for j in order[at + 1 : at + MAX_PIECES]:
+                if not runs[j]:
+                    break
+                first = runs[j][0]
+                pieces.append((j, first.start(), first.end(), len(probe)))
+                probe += first.group(0)
+                # Each length is tried: a pattern of a fixed length fails once one more piece is glued on.
+                for f in find_credentials(probe):
+                    touched = [p for p in pieces if p[3] < f.end and f.start < p[3] + (p[2] - p[1])]
+                    if len(touched) < 2:
+                        continue
+                    for turn, start, end, _ in touched:
+                        cuts[turn].append((start, end, f.kind))
+                if len(runs[j]) > 1:
+                    # The next turn's piece would not follow this one's first token.
+                    break
+    out: list[Scan] = []
     for text, spans in zip(texts, cuts, strict=True):
         cut = _replace(text, [(s, e, REDACTED.format(kind=k)) for s, e, k in _merge(spans)])
         scanned = scan_text(cut)
-        found += scanned
-        out.append(scanned.text)
-    return out, found
+        across = {k for _, _, k in spans}
+        out.append(Scan(text=scanned.text, credentials=tuple(sorted({*scanned.credentials, *across})), personal=scanned.personal))
+    return out
 
 
 _ENTROPY_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string"})

@@ -12,6 +12,7 @@ replays the events it already wrote."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,7 @@ from governance.knowledge.distill.transcript import Transcript, Turn, transcript
 from governance.models import DistillRun
 from judges.config import get_provider
 from memories.exceptions import DomainError, InvalidInput
-from textrules.safety import refuse_secret_code
+from textrules.safety import Findings, refuse_secret_code, scan_conversation
 
 MAX_SESSION_ID = 200
 # Every event a distillation sends carries an idempotency key with this prefix: the desk
@@ -47,6 +48,19 @@ def transcript_read(*, messages: Any = None, jsonl: str | None = None) -> Transc
     if (messages is None) == (jsonl is None):
         raise InvalidInput("give either 'messages' or 'jsonl'")
     return transcript_from_messages(messages) if messages is not None else transcript_from_jsonl(jsonl)
+
+
+def _joined_scan(transcript: Transcript) -> tuple[Transcript, dict[int, Findings]]:
+    """The whole conversation's joined view, scanned once before anything is cut out of it:
+    a key typed in pieces over several turns is gone from every turn before the extractor's
+    prompt is built or a candidate takes only some of those turns to the funnel (which
+    would see each piece alone). What each turn held goes with its candidate, so the
+    funnel refuses it as it refuses a credential sent to /ingest."""
+    turns = transcript.turns
+    scans = scan_conversation([t.content for t in turns], roles=[str(t.role) for t in turns])
+    clean = [dataclasses.replace(t, content=scan.text) for t, scan in zip(turns, scans, strict=True)]
+    held = {t.index: Findings(credentials=scan.credentials, personal=scan.personal) for t, scan in zip(turns, scans, strict=True)}
+    return dataclasses.replace(transcript, turns=clean), held
 
 
 def _turn_range(turns: list[Turn], turn_start: int | None, turn_end: int | None) -> tuple[int, int]:
@@ -86,7 +100,7 @@ def session_distill(
     decisions. `advertiser` is where the memories land (the caller has checked scope);
     `progress(done, total)` is called after each candidate (the CLI's progress bar)."""
     session_id = _session(session_id)
-    transcript = transcript_read(messages=messages, jsonl=jsonl)
+    transcript, held = _joined_scan(transcript_read(messages=messages, jsonl=jsonl))
     start, end = _turn_range(transcript.turns, turn_start, turn_end)
     scope = advertiser or ""
     replay = _stored(scope, session_id, start, end)
@@ -106,6 +120,7 @@ def session_distill(
                 business_line=business_line,
                 session_id=session_id,
                 idempotency_key=_candidate_key(scope, session_id, candidate.turns),
+                findings=sum((held[t.index] for t in turns), Findings()),
             )
         except DomainError as exc:  # one unusable candidate (an oversized turn) does not sink the session
             skipped.append({"turns": candidate.turns, "kind": candidate.kind, "detail": str(exc)})
