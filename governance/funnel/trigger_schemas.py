@@ -399,23 +399,26 @@ def markdown_table() -> str:
     return "\n".join(lines)
 
 
-# One complete, sensible event per type: the OpenAPI examples and the docs use these.
+# One complete, sensible event per type: the OpenAPI examples and the docs use these. Each
+# is brand_A's, from a source an agent's token may claim, so the token the startup banner
+# creates can send every one from /api/v1/docs (the rule update names no advertiser, so
+# that token files it under brand_A; reported by a tool, it waits for an operator).
 EXAMPLE_EVENTS: dict[str, dict[str, Any]] = {
-    T.USER_FEEDBACK: {"advertiser": "brand_B", "source": "user", "summary": "brand_B 明确要求：口红类目也投放男性人群"},
+    T.USER_FEEDBACK: {"advertiser": "brand_A", "source": "user", "summary": "brand_A 明确要求：口红类目也投放男性人群"},
     T.STRATEGY_EXECUTION: {
         "advertiser": "brand_A",
         "source": "tool",
         "summary": "医药OTC冷启动计划完成三周投放",
         "data": {"category": "医药OTC", "business_line": "medical"},
     },
-    T.ENVIRONMENT_CHANGE: {"advertiser": "brand_D", "source": "tool", "summary": "618大促期间美妆类目CPM上涨35%，需提前上调出价"},
-    T.RULE_UPDATE: {"advertiser": None, "source": "human", "summary": "平台规则：自2026年7月1日起，医药OTC全部账户日预算不得超过5000元"},
+    T.ENVIRONMENT_CHANGE: {"advertiser": "brand_A", "source": "tool", "summary": "618大促期间美妆类目CPM上涨35%，需提前上调出价"},
+    T.RULE_UPDATE: {"advertiser": None, "source": "tool", "summary": "平台规则：自2026年7月1日起，医药OTC全部账户日预算不得超过5000元"},
     T.ANOMALY_PATTERN: {"advertiser": "brand_A", "source": "tool", "summary": "brand_A 搜索广告ROI连续3天低于预期52%，可能原因是竞品抢量"},
     T.PERFORMANCE_OPTIMIZATION: {"advertiser": "brand_A", "source": "tool", "summary": "仅调整出价时段后，brand_A CTR从2.0%提升到2.6%"},
     T.CROSS_DOMAIN_CORRELATION: {
-        "advertiser": "brand_D",
+        "advertiser": "brand_A",
         "source": "tool",
-        "summary": "brand_D 美妆与母婴类目ROI联动，相关系数0.82，样本120个，已排除大促影响",
+        "summary": "brand_A 美妆与母婴类目ROI联动，相关系数0.82，样本120个，已排除大促影响",
     },
     T.PERIODIC_PATTERN: {
         "advertiser": "brand_A",
