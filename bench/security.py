@@ -12,8 +12,8 @@ ensure_ascii=True, and lowercased), in /recall output and in the server log.
 The credential/PII corpus is the committed tests/data/safety_hostile.jsonl; issue 24 added
 families of its own cases (hex secrets named by a word, Chinese cloud vendors' keys,
 database passwords on a command line, percent-encoded tokens, secret-named data keys,
-personal data with separators, a key split across turns, credentials in short fields,
-tokens in URL paths, erasure), /metrics read for every value, and the scan's false
+personal data with separators, a key split across two turns and across three or more
+(/ingest and /distill), credentials in short fields, tokens in URL paths, erasure), /metrics read for every value, and the scan's false
 positives on the benign corpus and the demo memories.
 
     python -m bench.security [--json] [--cases N] [--no-live]
@@ -185,7 +185,12 @@ class Harness:
         status = response.status_code
         action = None
         if status == 200 and response.get("Content-Type", "").startswith("application/json"):
-            action = response.json().get("action") if isinstance(response.json(), dict) else None
+            body = response.json()
+            action = body.get("action") if isinstance(body, dict) else None
+            if action is None and isinstance(body, dict) and body.get("decisions"):
+                # A distillation refuses when every candidate it made was refused.
+                refused = {d.get("action") for d in body["decisions"]} <= {"REJECT", "PENDING_REVIEW"}
+                action = "REJECT" if refused else "WRITE"
         if status >= 500:
             family.server_errors += 1
         if 400 <= status < 500 or (attempt.decision_counts and action in {"REJECT", "PENDING_REVIEW"}):
@@ -473,6 +478,53 @@ def split_turns() -> list[Attempt]:
     ]
 
 
+def split_turns_many() -> list[Attempt]:
+    """A key typed in three or more pieces, one per user turn, with or without assistant
+    turns between them; through /ingest and through /distill, where the candidate holds
+    only the last piece. No piece looks like a credential alone. Pieces shorter than eight
+    characters are sent but not looked for in the files (four characters turn up by chance)."""
+
+    def ingest(turns: list[tuple[str, str]], pieces: list[str]) -> Attempt:
+        messages = [{"role": role, "content": content} for role, content in turns]
+        return Attempt("POST", "/ingest", {"messages": messages}, secrets=[_s(p) for p in pieces], recall_query="报表 拉数 配置 出价")
+
+    def distill(session: str, turns: list[str], pieces: list[str]) -> Attempt:
+        body = {"session_id": session, "messages": [{"role": "user", "content": t} for t in turns]}
+        return Attempt("POST", "/distill", body, secrets=[_s(p) for p in pieces], recall_query="以后 brand_A 出价 拉取")
+
+    return [
+        ingest(
+            [
+                ("assistant", "要记住报表接口的配置吗？"),
+                ("user", "GitHub 令牌分三段，第一段 ghp_Lm4Nq8Rs2Tv6"),
+                ("assistant", "收到"),
+                ("user", "Wx0Yz3Ab7Cd1"),
+                ("assistant", "继续"),
+                ("user", "Ef5Gh9Ij2Kl6 就这些，以后 brand_A 拉数都用它"),
+            ],
+            ["Lm4Nq8Rs2Tv6", "Wx0Yz3Ab7Cd1", "Ef5Gh9Ij2Kl6"],
+        ),
+        ingest(
+            [("user", "腾讯云 SecretId 第一段 AKIDz7Xc"), ("user", "3Vb9Nm1Q"), ("user", "w5Er8Ty2"), ("user", "Ui6Op4As0Df2 完")],
+            ["AKIDz7Xc", "3Vb9Nm1Q", "w5Er8Ty2", "Ui6Op4As0Df2"],
+        ),
+        ingest(
+            [("user", "广点通回传密钥第一段 a94c2e7b1f08"), ("user", "d63e5a9c4b27"), ("user", "f1e08d3c6a59，记下来")],
+            ["a94c2e7b1f08", "d63e5a9c4b27", "f1e08d3c6a59"],
+        ),
+        distill(
+            "sess-双11-split-stripe",
+            ["直播间的支付 key 分三段：sk_live_Qa1Ws2Ed", "3Rf4Tg5Yh6", "Uj7Ik8Ol9P 是最后一段。以后 brand_A 美妆 直播出价都不要超过5元"],
+            ["Qa1Ws2Ed", "3Rf4Tg5Yh6", "Uj7Ik8Ol9P"],
+        ),
+        distill(
+            "sess-美妆-split-aws",
+            ["AKIA", "ZX4C", "VB7N", "M2QW9ERT 这是 S3 的。以后 brand_A 报表每天 9 点拉取"],
+            ["M2QW9ERT"],
+        ),
+    ]
+
+
 def short_fields() -> list[Attempt]:
     text = "用户纠正：brand_A 美妆 出价上限改为 3 元"
     stripe = "sk_live_8Hq2Zt5Wm9Rx3Vb7Nc1Lp4K"
@@ -503,8 +555,9 @@ def short_fields() -> list[Attempt]:
 
 
 def erasure(harness: Harness) -> Family:
-    """Three memories of brand_A with words found nowhere else are written, then erased by
-    DELETE with a token granted the right; each word is then looked for in /search,
+    """Three memories of brand_A with words found nowhere else are written (a parked one
+    approved by a reviewer, whose note quotes the words), then erased by DELETE with a
+    token granted the right; each word is then looked for in /search,
     /recall and (with the other families) the database files. A token without the right
     (403) and an erasing token of another advertiser (404) are refused first."""
     from api.services import api_token_create
@@ -521,6 +574,13 @@ def erasure(harness: Harness) -> Family:
         written = harness.send(Attempt("POST", "/ingest", {"text": text, "source": "user"})).json()
         memory_id = written.get("memory_id")
         family.attempts += 1
+        if not memory_id and written.get("review_item_id"):
+            # Parked beside an earlier family's memory of brand_A: a reviewer approves it,
+            # so the erased memory has review history too.
+            item = written["review_item_id"]
+            approved = harness.send(Attempt("POST", f"/review/{item}/approve", {"note": f"核对过 {words}"}, token="a_review")).json()
+            memory_id = approved.get("memory_id")
+            family.notes.append(f"parked, approved as #{memory_id}")
         if not memory_id:
             family.notes.append(f"not written ({written.get('action')}): nothing to erase")
             continue
@@ -547,7 +607,7 @@ def erasure(harness: Harness) -> Family:
 def benign_false_positives() -> dict[str, int]:
     """Lines of the benign corpus and the demo memories the scan would change (must be 0)."""
     from lingix_site.demo import DEMO_FILE
-    from textrules.safety import scan_data, scan_text
+    from textrules.safety import scan_data, scan_text, scan_turns
 
     benign = [
         json.loads(line)
@@ -555,9 +615,17 @@ def benign_false_positives() -> dict[str, int]:
         if line.strip()
     ]
     demo = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # The same lines as one conversation of user turns (the joined view glues a turn's last
+    # token to the next turn's first), and the demo memories' contents likewise.
+    texts = [row["text"] for row in benign]
+    benign_turns, _ = scan_turns(texts, roles=["user"] * len(texts))
+    demo_texts = [row["content"] for row in demo]
+    demo_turns, _ = scan_turns(demo_texts, roles=["user"] * len(demo_texts))
     return {
         "benign_lines": len(benign),
         "benign_flagged": sum(1 for row in benign if scan_text(row["text"]).text != row["text"]),
+        "benign_as_turns_flagged": sum(1 for a, b in zip(texts, benign_turns, strict=True) if a != b),
+        "demo_as_turns_flagged": sum(1 for a, b in zip(demo_texts, demo_turns, strict=True) if a != b),
         "demo_lines": len(demo),
         "demo_flagged": sum(1 for row in demo if scan_data(row)[1]),
     }
@@ -596,6 +664,7 @@ def run_in_process(corpus: list[dict], progress: Progress) -> tuple[list[Family]
         ("secret_keys", secret_keys()),
         ("personal_separators", personal_separators()),
         ("split_turns", split_turns()),
+        ("split_turns_many", split_turns_many()),
         ("short_fields", short_fields()),
     ]
     families = []

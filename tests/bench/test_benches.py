@@ -135,6 +135,7 @@ def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
         "secret_keys",
         "personal_separators",
         "split_turns",
+        "split_turns_many",
         "short_fields",
         "erasure",
     }
@@ -147,6 +148,11 @@ def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
     assert families["hostile_json"]["refused"] == families["hostile_json"]["attempts"]
     assert families["tenancy"]["leaked"] == 0 and families["injection"]["written"] == 0
     assert families["oversized"]["notes"].startswith("cut reported on 6/6")
+    assert families["split_turns_many"]["refused"] == families["split_turns_many"]["attempts"] == 5
+    # Every erasure attempt erased a memory (a parked one is approved first), and none was left.
+    assert "nothing to erase" not in families["erasure"]["notes"] and families["erasure"]["secret_values"] == 6
+    fp = doc["false_positives"]
+    assert fp["benign_flagged"] == fp["benign_as_turns_flagged"] == fp["demo_flagged"] == fp["demo_as_turns_flagged"] == 0
 
 
 def test_entity_ablation_bench_runs_both_arms_on_both_sets(tmp_path):

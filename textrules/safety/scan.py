@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from textrules.errors import InvalidInput
-from textrules.safety.credentials import find_credentials
+from textrules.safety.credentials import find_credentials, secret_context
 from textrules.safety.names import is_secret_name
 from textrules.safety.normalise import folded
 from textrules.safety.personal import find_personal
@@ -208,6 +208,7 @@ def refuse_credentials(value: T, *, where: str = "") -> T:
     return clean  # type: ignore[return-value]
 
 
+_ENTROPY_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string"})
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=.]{4,}")
 # How many turns in a row one key may be spread over: far more than anybody types it in,
 # few enough that a chat of one-word turns is not glued into one long string.
@@ -256,6 +257,11 @@ def scan_conversation(texts: list[str], *, roles: list[str] | None = None) -> li
                     touched = [p for p in pieces if p[3] < f.end and f.start < p[3] + (p[2] - p[1])]
                     if len(touched) < 2:
                         continue
+                    if f.kind in _ENTROPY_KINDS and not secret_context(probe, f.start):
+                        # A digest in one turn and a number opening the next read as one
+                        # random string: without a vendor's shape, only a secret word
+                        # before it (AppSecret, 密钥, token …) makes the glued run a key.
+                        continue
                     for turn, start, end, _ in touched:
                         cuts[turn].append((start, end, f.kind))
                 if len(runs[j]) > 1:
@@ -268,9 +274,6 @@ def scan_conversation(texts: list[str], *, roles: list[str] | None = None) -> li
         across = {k for _, _, k in spans}
         out.append(Scan(text=scanned.text, credentials=tuple(sorted({*scanned.credentials, *across})), personal=scanned.personal))
     return out
-
-
-_ENTROPY_KINDS = frozenset({"base64_high_entropy_string", "hex_high_entropy_string"})
 
 
 class SecretInCode(InvalidInput):

@@ -67,3 +67,24 @@ def test_a_chat_of_short_ordinary_turns_is_left_alone(turns):
     assert clean == turns and not found
     clean, found = scan_turns(turns, roles=["user"] * 8)
     assert clean == turns and not found
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["素材包 md5 3b7e1f9a0c4d8e2b6f5a1c9d7e3b0f48", "2400 是昨天的 GMV，今天 3100"],
+        ["回滚到提交 9e1d4c7b2a0f6e3d8c5b1a7f4e2d9c6b0a3f8e51", "d41c 组的出价也一起回滚", "7788 号计划不动"],
+        ["事件 0b9c8d7e-6f5a-4b3c-9d2e-1f0a9b8c7d6e 已关闭", "1530 起恢复投放"],
+    ],
+)
+def test_a_digest_and_a_number_in_the_next_turn_are_not_glued_into_a_key(turns):
+    clean, found = scan_turns(turns, roles=["user"] * len(turns))
+    assert clean == turns and not found
+
+
+def test_the_benign_corpus_read_as_one_conversation_is_left_alone():
+    from tests.textrules.safety.safety_corpus import BENIGN
+
+    texts = [case["text"] for case in BENIGN]
+    clean, found = scan_turns(texts, roles=["user"] * len(texts))
+    assert [t for t, c in zip(texts, clean, strict=True) if t != c] == [] and not found
