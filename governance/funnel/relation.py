@@ -84,6 +84,11 @@ def relate(
         return Relation(DUPLICATE, str(Facet.TEXT), found.detail, found.matched)
     if found.kind == DUPLICATE and wording < WORDING_DUPLICATE and cosine < related_cosine - CONTRADICTION_MARGIN:
         return Relation(COMPATIBLE, str(Facet.TEXT), found.detail, found.matched)
+    if found.kind == REFINEMENT and found.signal != str(Facet.VALUE):
+        # A part of the subject or a condition named on one side only: "新款SUV" beside "SUV"
+        # is as often the same statement reworded as a narrower one, and the words cannot
+        # tell which. Writing it beside would keep a repeat; a person decides instead.
+        found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
     if found.kind == AMBIGUOUS and not found.matched and cosine < related_cosine:
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
         return None

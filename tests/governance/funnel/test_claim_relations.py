@@ -71,6 +71,20 @@ def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
     assert found is not None and found.kind == "ambiguous", found
 
 
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        # One side names a part of the subject the other leaves open, values alike: the same
+        # rule reworded or a narrower one, which the words cannot tell apart.
+        ("adv_local_02 家政团购美团只投门店3公里内", "adv_local_02 客户强调：家政团购投放半径不超过3公里"),
+        ("brand_food_02 坚果礼盒不参加满减", "客户说：brand_food_02 每日坚果可以参加双12满减"),
+    ],
+)
+def test_a_part_named_on_one_side_only_is_parked_not_written_beside(old, new):
+    found = _relation(old, new)
+    assert found is not None and found.kind == "ambiguous", found
+
+
 pytestmark = pytest.mark.django_db
 
 
