@@ -551,6 +551,32 @@ def short_fields() -> list[Attempt]:
             },
             secrets=[_s("xoxb-2048-4096-Qw8Er4Ty2Ui6Op0As3Df7")],
         ),
+        # Advertiser codes: only a token of every advertiser may name a new one.
+        Attempt(
+            "POST",
+            "/ingest",
+            {"text": text, "source": "user", "advertiser": "sk_live_3Kp8Wz2Qm6Tx9Vb4Rn7"},
+            token="ops",
+            secrets=[_s("sk_live_3Kp8Wz2Qm6Tx9Vb4Rn7")],
+        ),
+        Attempt(
+            "POST",
+            "/trigger",
+            {"event_type": "user_feedback", "summary": "反馈出价", "advertiser": "13917765432", "source": "user"},
+            token="ops",
+            secrets=[_s("13917765432")],
+        ),
+        Attempt(
+            "POST",
+            "/distill",
+            {
+                "session_id": "sess-双11-adv-code",
+                "advertiser": "ghp_Tr5Yh9Uj3Ik7Ol1Pa4Sd8Fg2Hj6Kl0Zx3Cv7B",
+                "messages": [{"role": "user", "content": "以后 出价上限 3 元，记住"}],
+            },
+            token="ops",
+            secrets=[_s("ghp_Tr5Yh9Uj3Ik7Ol1Pa4Sd8Fg2Hj6Kl0Zx3Cv7B")],
+        ),
     ]
 
 

@@ -100,6 +100,10 @@ def session_distill(
     decisions. `advertiser` is where the memories land (the caller has checked scope);
     `progress(done, total)` is called after each candidate (the CLI's progress bar)."""
     session_id = _session(session_id)
+    # The run row keeps the advertiser as its scope: refused here, not only later by each
+    # candidate's event (where a refusal would only skip the candidate).
+    advertiser = refuse_secret_code(advertiser, field_name="advertiser")
+    business_line = refuse_secret_code(business_line, field_name="business_line") or ""
     transcript, held = _joined_scan(transcript_read(messages=messages, jsonl=jsonl))
     start, end = _turn_range(transcript.turns, turn_start, turn_end)
     scope = advertiser or ""
