@@ -14,7 +14,7 @@ from memories.embeddings.query_cache import embed_query_cached
 from memories.search.backends import get_search_backend
 from memories.search.entities import entity_candidates
 from memories.search.filters import SearchFilter
-from memories.search.query import QueryLanguage, prepare_query
+from memories.search.query import PreparedQuery, QueryLanguage, prepare_query
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,11 +51,25 @@ class RankingConfig:
     zh_vector_weight: float | None = None
     zh_keyword_weight: float | None = None
 
+    # Query-adaptive fusion (weights_for_query), each None = off. The vector weight for a
+    # Chinese question that names no ad-ops term (everyday talk), and for a query that is a
+    # list of terms rather than a question; the keyword weight is 1 minus it.
+    zh_chat_vector_weight: float | None = None
+    terms_vector_weight: float | None = None
+
     def weights_for(self, language: str) -> tuple[float, float]:
         """(vector, keyword) fusion weights for a query in `language`."""
         if language == QueryLanguage.CHINESE and self.zh_vector_weight is not None and self.zh_keyword_weight is not None:
             return self.zh_vector_weight, self.zh_keyword_weight
         return self.vector_weight, self.keyword_weight
+
+    def weights_for_query(self, prepared: PreparedQuery) -> tuple[float, float]:
+        """(vector, keyword) fusion weights for this query: its shape first, then its language."""
+        if not prepared.question and self.terms_vector_weight is not None:
+            return self.terms_vector_weight, 1.0 - self.terms_vector_weight
+        if prepared.language == QueryLanguage.CHINESE and not prepared.domain_terms and self.zh_chat_vector_weight is not None:
+            return self.zh_chat_vector_weight, 1.0 - self.zh_chat_vector_weight
+        return self.weights_for(prepared.language)
 
     # Memories linked to an entity the query names (memories.search.entities); 0 turns the arm off.
     entity_weight: float = 0.15
@@ -116,7 +130,7 @@ def hybrid_search(
     fitted = None
     backend = get_search_backend()
     prepared = prepare_query(query, strip_questions=config.strip_questions)
-    vector_weight, keyword_weight = config.weights_for(prepared.language)
+    vector_weight, keyword_weight = config.weights_for_query(prepared)
     vector_result: Callable[[], list[tuple[int, float]]] = list  # no vector arm: no hits
     if mode in ("hybrid", "vector") and query.strip():
         t0 = time.perf_counter()

@@ -10,7 +10,10 @@ asked: the e5 embedder is trained on questions with its `query:` prefix.
 
 The language decides the fusion weights (RankingConfig.weights_for): bm25 over stemmed
 English words is strong against the small multilingual embedder, while in Chinese the
-bigram index is noisy and the embedder carries more of the meaning.
+bigram index is noisy and the embedder carries more of the meaning. The query's shape can
+too (RankingConfig.weights_for_query): whether it is a question or a list of terms, and
+whether it names an ad-ops term (memories/search/synonyms.py) or is everyday talk, whose
+bigrams (时候, 多少, 预算) match notes about something else.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from memories.search.synonyms import SYNONYM_GROUPS
 
 _HAN_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")
@@ -93,12 +98,36 @@ _EN_QUESTION_WORDS = re.compile(
 )
 
 
+_EN_QUESTION_START = re.compile(
+    r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|would|should|will|has|have|had)\b",
+    re.IGNORECASE,
+)
+# Ad-ops terms of the synonym table, minus the ones everyday questions use too (几点).
+_DOMAIN_HAN = tuple(t for group in SYNONYM_GROUPS for t in group if _HAN_CHAR.search(t) and len(t) >= 2 and t not in _ZH_QUESTION_PHRASES)
+_DOMAIN_LATIN = re.compile(
+    r"\b(?:" + "|".join(re.escape(t) for group in SYNONYM_GROUPS for t in group if not _HAN_CHAR.search(t)) + r")\b", re.IGNORECASE
+)
+
+
 @dataclass(frozen=True)
 class PreparedQuery:
     raw: str
     keyword_text: str
     vector_text: str
     language: QueryLanguage
+    # A question (question mark, question phrase, or an English question word first)
+    # rather than a list of terms.
+    question: bool = True
+    # Names an ad-ops term of the synonym table.
+    domain_terms: bool = False
+
+
+def is_question(text: str) -> bool:
+    return bool(re.search(r"[?？]", text) or _ZH_QUESTION_RE.search(text) or _EN_QUESTION_START.match(text))
+
+
+def names_domain_terms(text: str) -> bool:
+    return any(term in text for term in _DOMAIN_HAN) or bool(_DOMAIN_LATIN.search(text))
 
 
 def query_language(text: str) -> QueryLanguage:
@@ -127,4 +156,6 @@ def prepare_query(text: str, *, strip_questions: bool = True) -> PreparedQuery:
         keyword_text=keyword_text(text) if strip_questions else text,
         vector_text=text,
         language=query_language(text),
+        question=is_question(text),
+        domain_terms=names_domain_terms(text),
     )

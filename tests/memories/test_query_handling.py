@@ -61,3 +61,26 @@ def test_offline_rewrite_adds_statement_and_synonym_subqueries():
     assert subqueries[0] == "感冒灵在千川怎么调整出价？"
     assert any("竞价" in s for s in subqueries)
     assert question_to_statement("When did Caroline go to the support group?") == "Caroline go to the support group"
+
+
+def test_query_shape_tells_questions_from_term_lists_and_everyday_talk_from_ad_ops():
+    chat = prepare_query("林晓对什么食物过敏？")
+    assert chat.question and not chat.domain_terms
+    adops = prepare_query("千川 自热火锅 video creative 点击率")
+    assert not adops.question and adops.domain_terms
+    assert prepare_query("When did Melanie adopt her puppy").question
+    # 几点 is in the dayparting synonym group, but everyday questions ask it too.
+    assert not prepare_query("明天几点出发？").domain_terms
+    assert prepare_query("感冒灵在千川怎么出价").domain_terms
+
+
+def test_query_adaptive_weights_follow_the_shape_before_the_language():
+    config = RankingConfig(vector_weight=0.4, keyword_weight=0.6, zh_chat_vector_weight=0.6, terms_vector_weight=0.3)
+    assert config.weights_for_query(prepare_query("孙悦的男朋友什么时候过生日？")) == (0.6, 0.4)
+    # An ad-ops question keeps the global weights; an English question too.
+    assert config.weights_for_query(prepare_query("感冒灵在千川怎么出价？")) == (0.4, 0.6)
+    assert config.weights_for_query(prepare_query("What did Caroline make?")) == (0.4, 0.6)
+    vector, keyword = config.weights_for_query(prepare_query("千川 预算 ROI"))
+    assert (round(vector, 6), round(keyword, 6)) == (0.3, 0.7)
+    # Unset fields leave every query on the one global pair.
+    assert RankingConfig().weights_for_query(prepare_query("千川 预算 ROI")) == RankingConfig().weights_for(QueryLanguage.CHINESE)
