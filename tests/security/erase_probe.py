@@ -1,6 +1,7 @@
 """Run in a subprocess by test_erase_files.py: a throwaway SQLite file database (the test
 database of pytest lives in memory, so it has no file to read), a memory with a
-conversation source, two versions and review history, erased through the real command;
+conversation source, two versions (the second an operator's edit, in the admin log too)
+and review history, erased through the real command;
 then the database files are read as bytes. Prints one JSON document."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main() -> int:
     from bench._common import setup_throwaway_django
 
     workdir = setup_throwaway_django("erase")
+    from django.contrib.admin.models import CHANGE, LogEntry
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
@@ -52,6 +54,9 @@ def main() -> int:
     first = event_ingest(messages=messages, advertiser="brand_A", layer="L2", actor="token:agent-a")
     memory = Memory.objects.get(pk=first.memory_id)
     newer = memory_admin_edit(memory=memory, user=ops, changes={"content": "青柠计划 nightjarQ7 晚间21点后出价上调15%（夜莺口径）"})
+    # What the admin's change view records beside the edit: "Recent actions" keeps str() of
+    # the memory, its first words.
+    LogEntry.objects.log_actions(ops.pk, Memory.objects.filter(pk=newer.pk), CHANGE, change_message="改为夜莺口径", single_object=True)
     embed_backfill()
     for item in ReviewItem.objects.filter(status="open"):
         review_approve(item=item, reviewer=ops, reviewer_name="ops", note="核对过：青柠计划 nightjarQ7 夜莺口径无误", operator=True)
