@@ -57,7 +57,7 @@ import uuid
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench._common import REPO, Progress, emit, free_port, percentile, serve_gunicorn, using_postgres
 
@@ -187,13 +187,15 @@ class Sampler:
     sessions wait for a write lock, sampled every 100 ms. Writers that wait for the lock
     show that the scope lock, not the CPU, bounds the rate."""
 
-    def __init__(self) -> None:
+    def __init__(self, service_pids: list[int]) -> None:
         self.stop = threading.Event()
         self.waiters: list[int] = []
         self.thread = threading.Thread(target=self._run)
+        self.service_pids = service_pids
 
     def __enter__(self) -> Sampler:
         self.cpu = _cpu_total()
+        self.service_cpu = _tree_cpu_seconds(self.service_pids)
         self.thread.start()
         return self
 
@@ -202,6 +204,7 @@ class Sampler:
         self.thread.join()
         busy, total = _cpu_total()
         self.cpu_busy = (busy - self.cpu[0]) / max(1, total - self.cpu[1])
+        self.service_cpu = _tree_cpu_seconds(self.service_pids) - self.service_cpu
 
     def _run(self) -> None:
         from django.db import connection
@@ -268,12 +271,37 @@ def _memory_mb(pid: int) -> dict[str, float] | None:
     return {"rss_mb": round(int(rss.split()[1]) / 1024, 1), "pss_mb": round(int(pss.split()[1]) / 1024, 1)}
 
 
-def _cpu_ticks(pid: int) -> int:
+def _cpu_ticks(pid: int, *, reaped_children: bool = False) -> int:
+    """User + system clock ticks of a process; with `reaped_children`, plus those of its
+    children that have exited (a web request's PostgreSQL backend, a respawned worker)."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0
-    return int(fields[11]) + int(fields[12])
+    return int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if reaped_children else 0)
+
+
+def _tree_cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds used so far by these processes, their live descendants and their
+    exited children."""
+    ticks = 0
+    for pid in pids:
+        ticks += _cpu_ticks(pid, reaped_children=True) + sum(_cpu_ticks(child) for child in _descendants(pid))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _postmaster_pid() -> int | None:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    try:
+        return int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None  # a server on another machine
 
 
 def _resident(gunicorn: subprocess.Popen, qclusters: list[subprocess.Popen]) -> dict[str, Any]:
@@ -339,7 +367,7 @@ def _write_integrity(records: list[dict[str, Any]], advertisers: list[str]) -> d
     keys = [r["key"] for r in records]
     per_key = Counter(MemoryEvent.objects.filter(idempotency_key__in=keys).values_list("idempotency_key", flat=True))
     events = MemoryEvent.objects.filter(advertiser__in=advertisers)
-    named = set(events.exclude(memory_id=None).values_list("memory_id", flat=True))
+    named = set(events.filter(memory__isnull=False).values_list("memory_id", flat=True))
     return {
         "decisions": sum(1 for r in records if r["status"] == 200),
         "lost_writes": audit["problem_count"],
@@ -366,7 +394,9 @@ def _postgres_leftovers() -> dict[str, int]:
 
 
 # --- the phases -----------------------------------------------------------------------
-def _throughput(base: str, tokens: dict[str, list[str]], clients: int, seconds: float, say: Progress) -> dict[str, Any]:
+def _throughput(
+    base: str, tokens: dict[str, list[str]], clients: int, seconds: float, service_pids: list[int], say: Progress
+) -> dict[str, Any]:
     configs = {
         "one_advertiser": [[WRITE_ADVERTISERS[0]]] * clients,
         "distinct_advertisers": [[WRITE_ADVERTISERS[i]] for i in range(clients)],
@@ -374,6 +404,8 @@ def _throughput(base: str, tokens: dict[str, list[str]], clients: int, seconds: 
     records: dict[str, list[dict[str, Any]]] = {name: [] for name in configs}
     elapsed: dict[str, float] = dict.fromkeys(configs, 0.0)
     busy: dict[str, list[float]] = {name: [] for name in configs}
+    service_cpu: dict[str, float] = dict.fromkeys(configs, 0.0)
+    per_round: dict[str, list[float]] = {name: [] for name in configs}
     waiters: dict[str, list[int]] = {name: [] for name in configs}
     rounds = 2
     for r in range(rounds):
@@ -385,9 +417,12 @@ def _throughput(base: str, tokens: dict[str, list[str]], clients: int, seconds: 
                 for i in range(clients)
             ]
             say(f"writes: {name}, round {r + 1}/{rounds}, {clients} clients for {seconds / rounds:.0f}s")
-            with Sampler() as sampled:
-                elapsed[name] += _drive(writers, seconds / rounds)
+            with Sampler(service_pids) as sampled:
+                took = _drive(writers, seconds / rounds)
+            elapsed[name] += took
             busy[name].append(sampled.cpu_busy)
+            service_cpu[name] += sampled.service_cpu
+            per_round[name].append(round(sum(1 for w in writers for rec in w.records if rec["status"] == 200) / took, 2))
             waiters[name] += sampled.waiters
             records[name] += [rec for w in writers for rec in w.records]
     out: dict[str, Any] = {}
@@ -406,7 +441,12 @@ def _throughput(base: str, tokens: dict[str, list[str]], clients: int, seconds: 
                 "p50": round(percentile([r["seconds"] * 1000 for r in ok], 50), 1),
                 "p95": round(percentile([r["seconds"] * 1000 for r in ok], 95), 1),
             },
+            "writes_per_s_by_round": per_round[name],
+            # The whole machine (two cores, shared with whatever else runs) and the part of
+            # it the service used: gunicorn, the qclusters and the PostgreSQL server.
             "machine_cpu_busy": round(sum(busy[name]) / len(busy[name]), 3),
+            "service_cpu_s_per_write": round(service_cpu[name] / len(ok), 3) if ok else None,
+            "service_cores_used": round(service_cpu[name] / elapsed[name], 2) if elapsed[name] else None,
             "write_lock_waiters_mean": round(sum(waiters[name]) / len(waiters[name]), 2) if waiters[name] else None,
             "write_lock_waiting_share": round(sum(1 for w in waiters[name] if w) / len(waiters[name]), 3) if waiters[name] else None,
         }
@@ -417,10 +457,20 @@ def _throughput(base: str, tokens: dict[str, list[str]], clients: int, seconds: 
     return out
 
 
+class Check(NamedTuple):
+    """One read-back: the X-Bench-Id of the write, of the read by id and of the search."""
+
+    write: str
+    read: str
+    search: str
+    read_ok: bool
+    in_search: bool
+
+
 def _visibility(base: str, token: str, access_log: Path, workers: int, writes: int, say: Progress) -> dict[str, Any]:
     say(f"visibility: {writes} writes, each read back through the other workers")
     rng = random.Random(7)
-    checks = []
+    checks: list[Check] = []
     for n in range(writes):
         tag = f"vis-w-{n}-{uuid.uuid4().hex[:8]}"
         path, body = _write_body(rng, VISIBILITY_ADVERTISER, 9_000_000 + n)
@@ -445,18 +495,18 @@ def _visibility(base: str, token: str, access_log: Path, workers: int, writes: i
                 tag=stag,
             )
             in_search = scode == 200 and any(r.get("id") == memory_id for r in (found or {}).get("results", []))
-            checks.append({"write": tag, "read": rtag, "search": stag, "read_ok": rcode == 200, "in_search": in_search})
+            checks.append(Check(write=tag, read=rtag, search=stag, read_ok=rcode == 200, in_search=in_search))
     time.sleep(1.0)  # gunicorn logs a request just after answering it
     served = _served_by(access_log)
-    cross = [c for c in checks if served.get(c["read"]) is not None and served.get(c["read"]) != served.get(c["write"])]
-    cross_search = [c for c in checks if served.get(c["search"]) is not None and served.get(c["search"]) != served.get(c["write"])]
-    pairs = {(served.get(c["write"]), served.get(c["read"])) for c in cross}
+    cross = [c for c in checks if served.get(c.read) is not None and served.get(c.read) != served.get(c.write)]
+    cross_search = [c for c in checks if served.get(c.search) is not None and served.get(c.search) != served.get(c.write)]
+    pairs = {(served.get(c.write), served.get(c.read)) for c in cross}
     return {
-        "writes": len({c["write"] for c in checks}),
+        "writes": len({c.write for c in checks}),
         "reads_by_another_worker": len(cross),
-        "seen_by_another_worker": sum(1 for c in cross if c["read_ok"]),
+        "seen_by_another_worker": sum(1 for c in cross if c.read_ok),
         "searches_by_another_worker": len(cross_search),
-        "found_by_another_workers_search": sum(1 for c in cross_search if c["in_search"]),
+        "found_by_another_workers_search": sum(1 for c in cross_search if c.in_search),
         "worker_pairs_covered": len(pairs),
         "workers_answering": len({p for p in served.values()}),
     }
@@ -531,14 +581,16 @@ def _lifecycle(env: dict[str, str], workdir: Path, count: int, l1_count: int, sa
         if proc.stdout is None or proc.stdout.readline().strip() != "ready":
             raise RuntimeError("the expiry command did not start")
     for proc in clis:
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
+        if proc.stdin is not None:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
     task_ids = [async_task("lingix_site.tasks.expire", group="scale_out") for _ in range(2)]
     runs: list[dict[str, Any]] = []
     for proc in clis:
-        out, err = proc.communicate(timeout=300)
+        printed, err = proc.communicate(timeout=300)
+        span: dict[str, float]
         try:
-            report, span = json.loads(out)["expire"], json.loads(err.strip().splitlines()[-1])
+            report, span = json.loads(printed)["expire"], json.loads(err.strip().splitlines()[-1])
         except (ValueError, KeyError, IndexError):
             report, span = {"error": err.strip()[-300:]}, {"start": time.time(), "end": time.time()}
         runs.append({"by": "cli", **span, "expired": report.get("expired"), "error": report.get("error")})
@@ -802,7 +854,11 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         resident_idle = _resident(gunicorn, qclusters)
 
         result: dict[str, Any] = {"backend": backend, "gunicorn_workers": args.workers, "qclusters": 2, "clients": c}
-        result["writes"] = _throughput(base, tokens, c, args.seconds, say)
+        # What else the machine was doing: the figures below share its two cores.
+        result["load_average_at_start"] = round(os.getloadavg()[0], 2)
+        postmaster = _postmaster_pid()
+        service_pids = [gunicorn.pid, *(q.pid for q in qclusters), *([postmaster] if postmaster else [])]
+        result["writes"] = _throughput(base, tokens, c, args.seconds, service_pids, say)
         result["visibility"] = _visibility(base, reader, access_log, args.workers, args.visibility_writes, say)
         result["resident_memory"] = {"after_warmup": resident_idle, "after_writes": _resident(gunicorn, qclusters)}
         result["lifecycle"] = _lifecycle(env, workdir, args.expire_memories, args.expire_l1, say)
@@ -845,6 +901,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
             and (lim["rate"]["held"] or backend != "postgresql")
             and (lim["concurrency"]["held"] or backend != "postgresql")
         )
+        result["load_average_at_end"] = round(os.getloadavg()[0], 2)
         result["seconds_total"] = round(time.perf_counter() - began, 1)
         if args.keep:
             result["workdir"] = str(workdir)
