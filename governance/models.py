@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from governance.constants import (
@@ -104,7 +105,10 @@ class Trace(models.Model):
         ordering = ["event_id", "seq", "id"]
 
     def __str__(self) -> str:
-        return f"{self.stage}: {self.decision}"
+        # The desk's page title: no stage or decision code (desk.admin.reasons names those).
+        if self.event_id is None:  # a lifecycle job's trace belongs to no event
+            return gettext("trace #%(id)s") % {"id": self.pk}
+        return gettext("stage %(seq)s of event #%(event)s") % {"seq": self.seq, "event": self.event_id}
 
 
 class ReviewItem(models.Model):
@@ -199,7 +203,7 @@ class LayerPolicy(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.layer} policy"
+        return gettext("%(layer)s policy") % {"layer": self.layer}
 
 
 class AuditLog(models.Model):
@@ -219,7 +223,7 @@ class AuditLog(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.event_type} by {self.actor or 'system'}"
+        return f"{self.get_event_type_display()} · {self.actor or gettext('system')}"
 
 
 class ReflectionReport(models.Model):
@@ -277,7 +281,7 @@ class Suggestion(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.topic or self.kind} → signal #{self.signal_id}"
+        return f"#{self.pk} {self.topic or self.get_kind_display()} → {gettext('signal')} #{self.signal_id}"
 
 
 class DistillRun(models.Model):

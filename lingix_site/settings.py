@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.translation import gettext_lazy
 
 from lingix_config import config
 
@@ -163,6 +164,8 @@ MEMORY_EMBED_ON_WRITE = env.memory_embed_on_write
 # --- django-q2 -------------------------------------------------------------
 Q_CLUSTER = {
     "name": "lingix",
+    # The admin's section title for the task tables (django_q's default is "Django Q").
+    "label": gettext_lazy("Scheduled tasks"),
     "orm": "default",
     "workers": env.q_workers,
     "timeout": 240,

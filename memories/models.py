@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from memories.constants import (
@@ -134,7 +135,7 @@ class Category(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.advertiser or 'global'}: {self.path}"
+        return f"{self.advertiser or gettext('global')}: {self.path}"
 
 
 class SearchState(models.Model):

@@ -10,10 +10,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.html import conditional_escape, format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from desk.admin.list_cells import user_data
 from desk.admin.reasons import get_language_is_zh
+from memories.models import Memory
 from textrules.claims import Claim, Facet, Lever, Quantity, Stance, extract_claim, relate_claims
 from textrules.reasons import WORDS
 
@@ -83,6 +87,13 @@ SUBJECT_PARTS = (
     ("places", Facet.PLACE, _("store or region")),
 )
 
+# A facet by the name its claim row gives it.
+FACET_LABELS = {
+    **{str(facet): label for _key, facet, label in reversed(SUBJECT_PARTS)},  # the first part of a facet names it
+    str(Facet.LEVER): _("lever"),
+    str(Facet.VALUE): _("value"),
+}
+
 # The facets a relation may name that belong to the value row rather than the subject.
 VALUE_FACETS = {Facet.VALUE, Facet.DIRECTION, Facet.SWITCH, Facet.POLARITY, Facet.METRIC, Facet.PERIOD}
 
@@ -91,12 +102,19 @@ VALUE_FACETS = {Facet.VALUE, Facet.DIRECTION, Facet.SWITCH, Facet.POLARITY, Face
 class ClaimRow:
     key: str  # subject, lever, value, stance, conditions: the id the page and tests use
     label: str
-    text: str
+    text: SafeString | str
     decisive: bool = False  # the part the relation to the other claim turned on
 
 
-def _join(values: list[str]) -> str:
-    return ("、" if get_language_is_zh() else ", ").join(v for v in values if v)
+def _join(values: list[Any]) -> SafeString:
+    # Escaped piece by piece, so parts marked as data (user_data) keep their mark.
+    return mark_safe(conditional_escape("、" if get_language_is_zh() else ", ").join(conditional_escape(v) for v in values if v))
+
+
+def _advertiser(code: str) -> str:
+    """Claims hold the advertiser in lower case (brand_a); shown as the store spells it (brand_A)."""
+    stored = Memory.objects.filter(advertiser__iexact=code).values_list("advertiser", flat=True).first()
+    return stored or code
 
 
 def metric_label(name: str) -> str:
@@ -111,7 +129,8 @@ def _slot(slot: tuple[float, float]) -> str:
 
 def _quantity(q: Quantity) -> str:
     number = f"{q.value:g}"
-    return f"{metric_label(q.role)} {number}{q.unit}".strip()
+    # The unit is the text's own word (天, 万, 元): data, shown as written.
+    return format_html("{} {}{}", metric_label(q.role), number, user_data(q.unit) if q.unit else "")
 
 
 def _category(path: str) -> str:
@@ -121,23 +140,25 @@ def _category(path: str) -> str:
 
 def _subject_text(claim: Claim) -> list[tuple[Facet, str, str]]:
     sub = claim.subject
-    values: dict[str, list[str]] = {
-        "advertiser": [sub.advertiser] if sub.advertiser else [],
-        "plans": sorted(sub.plans),
-        "categories": [_category(c) for c in sorted(sub.categories)],
-        "channels": sorted(sub.channels),
-        "audiences": sorted(sub.audiences),
+    # Names the text itself gave (a plan, a category, a channel …) are data; weekdays and
+    # times are rendered here.
+    values: dict[str, list[Any]] = {
+        "advertiser": [user_data(_advertiser(sub.advertiser))] if sub.advertiser else [],
+        "plans": [user_data(v) for v in sorted(sub.plans)],
+        "categories": [user_data(_category(c)) for c in sorted(sub.categories)],
+        "channels": [user_data(v) for v in sorted(sub.channels)],
+        "audiences": [user_data(v) for v in sorted(sub.audiences)],
         "weekdays": [str(WEEKDAYS[d - 1]) for d in sorted(sub.weekdays) if 1 <= d <= 7],
         "time_slots": [_slot(s) for s in sorted(sub.time_slots)],
-        "dayparts": sorted(sub.dayparts),
-        "events": sorted(sub.events),
-        "places": sorted(sub.places),
+        "dayparts": [user_data(v) for v in sorted(sub.dayparts)],
+        "events": [user_data(v) for v in sorted(sub.events)],
+        "places": [user_data(v) for v in sorted(sub.places)],
     }
     return [(facet, str(label), _join(values[key])) for key, facet, label in SUBJECT_PARTS if values[key]]
 
 
-def _value_text(claim: Claim) -> str:
-    parts = [_quantity(q) for q in claim.quantities]
+def _value_text(claim: Claim) -> SafeString:
+    parts: list[Any] = [_quantity(q) for q in claim.quantities]
     if claim.direction:
         parts.append(gettext("raise") if claim.direction > 0 else gettext("lower"))
     if claim.switch:
@@ -161,10 +182,10 @@ def claim_of(raw: dict[str, Any] | None, *, content: str = "", advertiser: str |
     return extract_claim(content, advertiser=advertiser, data=data if isinstance(data, dict) else None)
 
 
-def _labelled(pairs: list[tuple[str, str]]) -> str:
+def _labelled(pairs: list[tuple[str, Any]]) -> SafeString:
     if get_language_is_zh():
-        return "；".join(f"{label}：{text}" for label, text in pairs)
-    return "; ".join(f"{label}: {text}" for label, text in pairs)
+        return format_html_join("；", "{}：{}", pairs)
+    return format_html_join("; ", "{}: {}", pairs)
 
 
 def claim_rows(claim: Claim, *, decisive: set[str] | None = None) -> list[ClaimRow]:
@@ -184,11 +205,12 @@ def claim_rows(claim: Claim, *, decisive: set[str] | None = None) -> list[ClaimR
         ClaimRow("stance", gettext("stance"), str(STANCE_LABELS.get(claim.stance, claim.stance))),
     ]
     if claim.conditions:
-        rows.append(ClaimRow("conditions", gettext("conditions"), _join(sorted(claim.conditions)), Facet.CONDITION in decisive))
+        conditions = _join([user_data(c) for c in sorted(claim.conditions)])
+        rows.append(ClaimRow("conditions", gettext("conditions"), conditions, Facet.CONDITION in decisive))
     return rows
 
 
-def matched_shown(parts: list[str]) -> str:
+def matched_shown(parts: list[str]) -> SafeString:
     """The parts both claims share ("advertiser:brand_a", "lever:bid", "lever:metric:roi")."""
     shown = []
     for part in parts:
@@ -198,14 +220,21 @@ def matched_shown(parts: list[str]) -> str:
                 metric_label(value.removeprefix("metric:")) if value.startswith("metric:") else str(LEVER_LABELS.get(value, value))
             )
         elif kind == "category":
-            shown.append(_category(value))
+            shown.append(user_data(_category(value)))
+        elif kind == "advertiser":
+            shown.append(format_html("{} {}", facet_label(kind), user_data(_advertiser(value))))
+        elif value:
+            shown.append(format_html("{} {}", facet_label(kind), user_data(value)))
         else:
-            shown.append(f"{facet_label(kind)} {value}".strip())
+            shown.append(facet_label(kind))
     return _join(shown)
 
 
 def facet_label(facet: str) -> str:
     """A relation's deciding part ("value", "time_slot" …) in the reader's language."""
+    named = FACET_LABELS.get(facet)
+    if named is not None:
+        return str(named)
     if get_language_is_zh():
         return WORDS.get(facet, facet)
     return facet.replace("_", " ")

@@ -11,6 +11,8 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.common import ReadOnlyAdmin, admin_link
+from desk.admin.list_cells import local_time, user_data
+from desk.admin.readable import readable
 from governance.models import Suggestion
 from memories.constants import Status
 from memories.models import Entity, Memory, Relation
@@ -20,11 +22,12 @@ MAX_ROWS = 200
 
 @admin.register(Entity)
 class EntityAdmin(ReadOnlyAdmin):
-    list_display = ("name", "kind", "memory_count", "relation_count")
+    change_form_template = "admin/lingix/data_title_change_form.html"
+    list_display = ("name_shown", "kind", "memory_count", "relation_count")
     list_filter = ("kind",)
     search_fields = ("name",)
     list_per_page = 100
-    fields = ("kind", "name", "linked_memories", "relations")
+    fields = ("kind", "name_shown", "linked_memories", "relations")
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -33,6 +36,10 @@ class EntityAdmin(ReadOnlyAdmin):
             .get_queryset(request)
             .annotate(n_memories=Count("memory_links", distinct=True), n_relations=Count("relations_out", distinct=True))
         )
+
+    @admin.display(description=_("name"), ordering="name")
+    def name_shown(self, obj):
+        return user_data(obj.name)
 
     @admin.display(description=_("memories"), ordering="n_memories")
     def memory_count(self, obj):
@@ -55,7 +62,7 @@ class EntityAdmin(ReadOnlyAdmin):
                     m.layer,
                     m.advertiser or _("global"),
                     m.get_status_display(),
-                    Truncator(m.content).chars(90),
+                    user_data(Truncator(m.content).chars(90)),
                 )
                 for m in memories
             ),
@@ -78,7 +85,15 @@ class EntityAdmin(ReadOnlyAdmin):
             format_html_join(
                 "",
                 '<div class="entity-relation">({}, {}, {}) · {}</div>',
-                ((r.subject.name, r.predicate, r.object.name, admin_link(r.memory, f"#{r.memory_id}")) for r in rows),
+                (
+                    (
+                        user_data(r.subject.name),
+                        r.get_predicate_display(),
+                        user_data(r.object.name),
+                        admin_link(r.memory, f"#{r.memory_id}"),
+                    )
+                    for r in rows
+                ),
             )
             or "—"
         )
@@ -86,21 +101,49 @@ class EntityAdmin(ReadOnlyAdmin):
 
 @admin.register(Suggestion)
 class SuggestionAdmin(ReadOnlyAdmin):
-    list_display = ("id", "topic", "kind", "advertiser", "signal_link", "playbooks", "status", "created_at", "expires_at")
+    change_form_template = "admin/lingix/data_title_change_form.html"
+    list_display = ("id", "topic_shown", "kind", "advertiser", "signal_link", "playbooks", "status", "created_shown", "expires_shown")
     list_filter = ("status", "kind")
     search_fields = ("topic", "advertiser", "signal__content")
-    fields = ("kind", "topic", "advertiser", "status", "signal_link", "playbooks", "reasons", "created_at", "expires_at", "closed_at")
+    fields = (
+        "kind",
+        "topic_shown",
+        "advertiser",
+        "status",
+        "signal_link",
+        "playbooks",
+        "reasons_shown",
+        "created_at",
+        "expires_at",
+        "closed_at",
+    )
     readonly_fields = fields
+
+    @admin.display(description=_("created at"), ordering="created_at")
+    def created_shown(self, obj):
+        return local_time(obj.created_at)
+
+    @admin.display(description=_("expires at"), ordering="expires_at")
+    def expires_shown(self, obj):
+        return local_time(obj.expires_at)
+
+    @admin.display(description=_("topic"), ordering="topic")
+    def topic_shown(self, obj):
+        return user_data(obj.topic) if obj.topic else "—"
 
     @admin.display(description=_("signal"))
     def signal_link(self, obj):
-        return admin_link(obj.signal, f"#{obj.signal_id} {Truncator(obj.signal.content).chars(40)}")
+        return admin_link(obj.signal, format_html("#{} {}", obj.signal_id, user_data(Truncator(obj.signal.content).chars(40))))
+
+    @admin.display(description=_("why each playbook applies"))
+    def reasons_shown(self, obj):
+        return readable(obj.reasons)
 
     @admin.display(description=_("playbooks"))
     def playbooks(self, obj):
         memories = [*obj.templates.all(), *obj.strategies.all()]
-        rows = ((m.layer, admin_link(m, Truncator(m.content).chars(40))) for m in memories)
-        return format_html_join(format_html("<br>"), "{} {}", rows) or "—"
+        rows = ((m.layer, admin_link(m, user_data(Truncator(m.content).chars(40)))) for m in memories)
+        return format_html_join("", '<span class="playbook">{} {}</span>', rows) or "—"
 
 
 def memory_entities(memory: Memory) -> str:
@@ -108,7 +151,9 @@ def memory_entities(memory: Memory) -> str:
     entities = Entity.objects.filter(memory_links__memory=memory).order_by("kind", "name")
     return (
         format_html_join(
-            " ", '<span class="entity-chip" title="{}">{}</span>', ((e.get_kind_display(), admin_link(e, e.name)) for e in entities)
+            " ",
+            '<span class="entity-chip" title="{}">{}</span>',
+            ((e.get_kind_display(), admin_link(e, user_data(e.name))) for e in entities),
         )
         or "—"
     )

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.common import ReadOnlyAdmin, admin_link
-from desk.admin.list_cells import clamped
+from desk.admin.filters import labelled_filter
+from desk.admin.list_cells import clamped, user_data
 from desk.admin.readable import readable, reasons_list
-from desk.admin.reasons import decision_label, get_language_is_zh, row_reasons_shown, stage_label
+from desk.admin.reasons import (
+    business_line_label,
+    decision_label,
+    provider_label,
+    reasons_joined,
+    row_reasons_shown,
+    stage_label,
+)
 from governance.constants import EventKind
 from governance.knowledge.distill.services import DISTILL_KEY_PREFIX
 from governance.models import MemoryEvent, Trace
@@ -55,13 +64,16 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         "memory_link",
         "created_at",
     )
-    list_filter = ("action", "kind", "event_type", "source", "decided_layer", "provider")
+    list_filter = ("action", "kind", "event_type", "source", "decided_layer", labelled_filter("provider", _("provider"), provider_label))
     search_fields = ("raw_text", "summary", "advertiser", "actor", "session_id")
     date_hierarchy = "created_at"
     list_select_related = ("memory",)
     fieldsets = (
-        (None, {"fields": ("kind_shown", "event_type", "source", "actor", "advertiser", "business_line", "requested_layer")}),
-        (_("Raw input"), {"fields": ("raw_text", "summary", "data_shown", "idempotency_key", "session_id", "conversation")}),
+        (None, {"fields": ("kind_shown", "event_type", "source", "actor_shown", "advertiser", "business_line_shown", "requested_layer")}),
+        (
+            _("Raw input"),
+            {"fields": ("raw_text_shown", "summary_shown", "data_shown", "idempotency_key_shown", "session_id_shown", "conversation")},
+        ),
         (
             _("Decision"),
             {
@@ -71,7 +83,7 @@ class MemoryEventAdmin(ReadOnlyAdmin):
                     "decided_layer",
                     "reasons_shown",
                     "memory_link",
-                    "provider",
+                    "provider_shown",
                     "created_at",
                     "decided_at",
                 )
@@ -83,26 +95,55 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         "kind_shown",
         "event_type",
         "source",
-        "actor",
+        "actor_shown",
         "advertiser",
-        "business_line",
+        "business_line_shown",
         "requested_layer",
-        "raw_text",
-        "summary",
+        "raw_text_shown",
+        "summary_shown",
         "data_shown",
-        "idempotency_key",
+        "idempotency_key_shown",
         "status",
         "action",
         "decided_layer",
         "reasons_shown",
         "memory_link",
-        "provider",
+        "provider_shown",
         "created_at",
         "decided_at",
         "timeline",
-        "session_id",
+        "session_id_shown",
         "conversation",
     )
+
+    # What the caller sent and who sent it are shown as given, marked as data.
+    @admin.display(description=_("actor"))
+    def actor_shown(self, obj):
+        return user_data(obj.actor) if obj.actor else "—"
+
+    @admin.display(description=_("raw text"))
+    def raw_text_shown(self, obj):
+        return format_html('<div class="lingix-content" data-user-data>{}</div>', obj.raw_text) if obj.raw_text else "—"
+
+    @admin.display(description=_("summary"))
+    def summary_shown(self, obj):
+        return user_data(obj.summary) if obj.summary else "—"
+
+    @admin.display(description=_("idempotency key"))
+    def idempotency_key_shown(self, obj):
+        return user_data(obj.idempotency_key) if obj.idempotency_key else "—"
+
+    @admin.display(description=_("session"))
+    def session_id_shown(self, obj):
+        return user_data(obj.session_id) if obj.session_id else "—"
+
+    @admin.display(description=_("business line"))
+    def business_line_shown(self, obj):
+        return business_line_label(obj.business_line)
+
+    @admin.display(description=_("provider"))
+    def provider_shown(self, obj):
+        return provider_label(obj.provider)
 
     @admin.display(description=_("kind"), ordering="kind")
     def kind_shown(self, obj):
@@ -110,15 +151,19 @@ class MemoryEventAdmin(ReadOnlyAdmin):
 
     @admin.display(description=_("input"))
     def input_excerpt(self, obj):
-        return clamped(obj.summary or obj.raw_text, css="lingix-wide")
+        return clamped(obj.summary or obj.raw_text, css="lingix-wide", data=True)
 
     @admin.display(description=_("reason"))
     def reason_excerpt(self, obj):
-        return clamped(("；" if get_language_is_zh() else "; ").join(row_reasons_shown(obj)))
+        return clamped(reasons_joined(row_reasons_shown(obj)))
 
     @admin.display(description=_("memory"))
     def memory_link(self, obj):
-        return admin_link(obj.memory, f"#{obj.memory_id} {Truncator(obj.memory.content).chars(40)}" if obj.memory else None)
+        return (
+            admin_link(obj.memory, format_html("#{} {}", obj.memory_id, user_data(Truncator(obj.memory.content).chars(40))))
+            if obj.memory
+            else "—"
+        )
 
     @admin.display(description=_("source turns"))
     def conversation(self, obj):
@@ -140,6 +185,7 @@ class MemoryEventAdmin(ReadOnlyAdmin):
         for trace in traces:
             trace.stage_shown, trace.decision_shown = stage_label(trace.stage), decision_label(trace.decision)
             trace.reasons_shown, trace.scores_shown = row_reasons_shown(trace), readable(trace.scores)
+            trace.provider_shown = provider_label(trace.provider)
         total = sum(t.latency_ms for t in traces) or 1.0
         for trace in traces:
             trace.share = round(trace.latency_ms / total * 100, 1)
@@ -150,8 +196,22 @@ class MemoryEventAdmin(ReadOnlyAdmin):
 
 @admin.register(Trace)
 class TraceAdmin(ReadOnlyAdmin):
-    list_display = ("id", "event_link", "seq", "stage_shown", "decision_shown", "reasons_excerpt", "provider", "latency_ms", "created_at")
-    list_filter = ("stage", "decision", "provider")
+    list_display = (
+        "id",
+        "event_link",
+        "seq",
+        "stage_shown",
+        "decision_shown",
+        "reasons_excerpt",
+        "provider_shown",
+        "latency_ms",
+        "created_at",
+    )
+    list_filter = (
+        labelled_filter("stage", _("stage"), stage_label),
+        labelled_filter("decision", _("decision"), decision_label),
+        labelled_filter("provider", _("provider"), provider_label),
+    )
     search_fields = ("stage", "decision", "model")
     date_hierarchy = "created_at"
     list_select_related = ("event",)
@@ -164,9 +224,13 @@ class TraceAdmin(ReadOnlyAdmin):
     def decision_shown(self, obj):
         return decision_label(obj.decision)
 
+    @admin.display(description=_("provider"), ordering="provider")
+    def provider_shown(self, obj):
+        return provider_label(obj.provider)
+
     @admin.display(description=_("reasons"))
     def reasons_excerpt(self, obj):
-        return clamped(("；" if get_language_is_zh() else "; ").join(row_reasons_shown(obj)))
+        return clamped(reasons_joined(row_reasons_shown(obj)))
 
     def get_fields(self, request, obj=None):
         return (
@@ -176,9 +240,9 @@ class TraceAdmin(ReadOnlyAdmin):
             "decision_shown",
             "reasons_shown",
             "scores_shown",
-            "provider",
-            "model",
-            "prompt_version",
+            "provider_shown",
+            "model_shown",
+            "prompt_version_shown",
             "latency_ms",
             "tokens_in",
             "tokens_out",
@@ -192,6 +256,15 @@ class TraceAdmin(ReadOnlyAdmin):
     @admin.display(description=_("reasons"))
     def reasons_shown(self, obj):
         return reasons_list(row_reasons_shown(obj))
+
+    # A model's and a prompt's version are names the judge reports, shown as recorded.
+    @admin.display(description=_("model"))
+    def model_shown(self, obj):
+        return user_data(obj.model) if obj.model else "—"
+
+    @admin.display(description=_("prompt version"))
+    def prompt_version_shown(self, obj):
+        return user_data(obj.prompt_version) if obj.prompt_version else "—"
 
     @admin.display(description=_("scores"))
     def scores_shown(self, obj):

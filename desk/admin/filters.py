@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import admin
+from django.utils.html import format_html
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from desk.admin.list_cells import user_data
+from desk.admin.reasons import business_line_label
 
 
 class AdvertiserFilter(admin.SimpleListFilter):
@@ -31,7 +39,7 @@ class BusinessLineFilter(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         lined = model_admin.get_queryset(request).exclude(business_line="")
         names = lined.values_list("business_line", flat=True).distinct().order_by("business_line")
-        return [(name, name) for name in names]
+        return [(name, business_line_label(name)) for name in names]
 
     def queryset(self, request, queryset):
         return queryset.filter(business_line=self.value()) if self.value() else queryset
@@ -47,7 +55,7 @@ class CategoryFilter(admin.SimpleListFilter):
         from memories.models import Category
 
         nodes = Category.objects.order_by("advertiser", "path")[:300]
-        return [(str(node.pk), f"{node.advertiser or 'global'}: {node.path}") for node in nodes]
+        return [(str(node.pk), format_html("{}: {}", node.advertiser or gettext("global"), user_data(node.path))) for node in nodes]
 
     def queryset(self, request, queryset):
         from memories.category_selectors import subtree_q
@@ -57,3 +65,20 @@ class CategoryFilter(admin.SimpleListFilter):
             return queryset
         node = Category.objects.filter(pk=int(self.value())).first()
         return queryset.filter(subtree_q(node)) if node else queryset.none()
+
+
+def labelled_filter(field: str, title: Any, label: Callable[[str], Any]) -> type[admin.SimpleListFilter]:
+    """A filter over a field's stored codes that shows each code as `label` names it."""
+
+    class LabelledFilter(admin.SimpleListFilter):
+        parameter_name = field
+
+        def lookups(self, request, model_admin):
+            values = model_admin.get_queryset(request).order_by(field).values_list(field, flat=True).distinct()
+            return [(value, label(value)) for value in values if value not in (None, "")]
+
+        def queryset(self, request, queryset):
+            return queryset.filter(**{field: self.value()}) if self.value() not in (None, "") else queryset
+
+    LabelledFilter.title = title
+    return LabelledFilter

@@ -4,16 +4,27 @@ hover, and times in the configured zone with the zone named."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django.utils import timezone
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.html import format_html, strip_tags
+from django.utils.safestring import SafeString, mark_safe
 
 
-def clamped(text: str, *, lines: int = 2, css: str = "") -> SafeString:
-    """Shows `lines` lines; the full text is the hover title and the screen-reader text."""
+def clamped(text: str, *, lines: int = 2, css: str = "", data: bool = False) -> SafeString:
+    """Shows `lines` lines; the full text is the hover title and the screen-reader text.
+    `data` marks the text as the store's own words (see user_data)."""
     text = text or ""
-    return format_html('<div class="lingix-clamp lingix-clamp-{} {}" title="{}">{}</div>', lines, css, text, text)
+    mark = mark_safe(" data-user-data") if data else ""
+    # The hover title is plain text, whatever marks the shown text carries.
+    return format_html('<div class="lingix-clamp lingix-clamp-{} {}" title="{}"{}>{}</div>', lines, css, strip_tags(text), mark, text)
+
+
+def user_data(text: Any) -> SafeString:
+    """Words the store holds as they were given (memory content, names, notes): the desk shows
+    them untranslated, and the attribute tells them apart from the desk's own words (the
+    language checks of tests/desk skip them)."""
+    return format_html("<span data-user-data>{}</span>", text)
 
 
 def zone_label(moment: datetime | None = None) -> str:

@@ -21,8 +21,10 @@ from django.utils.translation import gettext_lazy as _
 from desk.admin.claims import claim_of, claim_rows
 from desk.admin.entities import memory_entities
 from desk.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
+from desk.admin.list_cells import user_data
 from desk.admin.memory_list import MemoryListColumns
 from desk.admin.memory_versions import memory_versions
+from desk.admin.reasons import business_line_label
 from governance.intake.selectors import memory_source
 from governance.models import MemoryEvent
 from governance.write.admin_edits import (
@@ -41,6 +43,15 @@ from memories.selectors import memory_history
 # A memory opens read-only; ?edit=1 is the explicit edit, a governed action that writes a
 # new version (or changes a field in place) through governance.write.admin_edits.
 EDIT_PARAM = "edit"
+
+# The read-only page's fields that show stored words or codes through a display method.
+READ_ONLY_SHOWN = {
+    "content": "content_shown",
+    "abstract_line": "abstract_line_shown",
+    "abstract_paragraph": "abstract_paragraph_shown",
+    "category": "category_shown",
+    "business_line": "business_line_shown",
+}
 
 
 def _editing(request) -> bool:
@@ -123,15 +134,49 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     )
 
     def get_fieldsets(self, request, obj=None):
-        if obj is None or not _editing(request):
-            return self.fieldsets
-        first = self.fieldsets[0]
-        return ((first[0], {**first[1], "fields": (*first[1]["fields"], "edit_note")}), *self.fieldsets[1:])
+        editing = obj is not None and _editing(request)
+        # A field not being edited shows the stored words as given, marked as data (see user_data).
+        fieldsets = tuple(
+            (
+                title,
+                {
+                    **options,
+                    "fields": tuple(
+                        name if editing and name in ADMIN_EDITABLE_FIELDS else READ_ONLY_SHOWN.get(name, name) for name in options["fields"]
+                    ),
+                },
+            )
+            for title, options in self.fieldsets
+        )
+        if not editing:
+            return fieldsets
+        first = fieldsets[0]
+        return ((first[0], {**first[1], "fields": (*first[1]["fields"], "edit_note")}), *fieldsets[1:])
 
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and not _editing(request):
-            return [name for _title, options in self.fieldsets for name in options["fields"]]
-        return self.readonly_fields
+            return [name for _title, options in self.get_fieldsets(request, obj) for name in options["fields"]]
+        return [READ_ONLY_SHOWN.get(name, name) for name in self.readonly_fields]
+
+    @admin.display(description=_("content"))
+    def content_shown(self, obj):
+        return format_html('<div class="lingix-content" data-user-data>{}</div>', obj.content)
+
+    @admin.display(description=_("one-line abstract"))
+    def abstract_line_shown(self, obj):
+        return user_data(obj.abstract_line) if obj.abstract_line else "—"
+
+    @admin.display(description=_("paragraph abstract"))
+    def abstract_paragraph_shown(self, obj):
+        return user_data(obj.abstract_paragraph) if obj.abstract_paragraph else "—"
+
+    @admin.display(description=_("category"))
+    def category_shown(self, obj):
+        return user_data(obj.category) if obj.category else "—"
+
+    @admin.display(description=_("business line"))
+    def business_line_shown(self, obj):
+        return business_line_label(obj.business_line)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         if request.method == "POST" and not _editing(request):
@@ -175,7 +220,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     def category_path(self, obj):
         if not obj.category_node_id:
             return "—"
-        return format_html('<span class="lingix-nowrap">{}</span>', obj.category_node.path)
+        return format_html('<span class="lingix-nowrap" data-user-data>{}</span>', obj.category_node.path)
 
     @admin.display(description=_("kind"), ordering="kind")
     def kind_shown(self, obj):
@@ -214,10 +259,14 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
                     row.memory.get_status_display(),
                     row.decided_by,
                     row.when,
-                    row.note or "—",
-                    format_html('<div class="before">{}</div><div class="after">{}</div>', row.before_html, row.after_html)
+                    user_data(row.note) if row.note else "—",
+                    format_html(
+                        '<div class="before" data-user-data>{}</div><div class="after" data-user-data>{}</div>',
+                        row.before_html,
+                        row.after_html,
+                    )
                     if row.changed
-                    else row.after_html,
+                    else user_data(row.after_html),
                 )
                 for row in memory_versions(obj)
             ),
@@ -247,9 +296,9 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
                     e.pk,
                     e.get_kind_display(),
                     e.get_action_display() or e.get_status_display(),
-                    e.actor or e.get_source_display(),
+                    user_data(e.actor) if e.actor else e.get_source_display(),
                     localtime(e.created_at).strftime("%Y-%m-%d %H:%M"),
-                    Truncator(e.raw_text or e.summary or "").chars(300),
+                    user_data(Truncator(e.raw_text or e.summary or "").chars(300)),
                 )
                 for e in events
             ),
@@ -265,7 +314,7 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
             format_html(
                 "{} {} · {} #{}",
                 _("session"),
-                source["session_id"] or "—",
+                user_data(source["session_id"]) if source["session_id"] else "—",
                 _("event"),
                 source["event_id"],
             ),

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from desk.admin.list_cells import clamped, local_time
 from desk.admin.readable import readable
+from desk.admin.reasons import business_line_label
 
 
 class MemoryListColumns:
@@ -19,13 +20,17 @@ class MemoryListColumns:
 
     @admin.display(description=_("content"))
     def short_content(self, obj):
-        return clamped(obj.content, css="lingix-wide")
+        return clamped(obj.content, css="lingix-wide", data=True)
 
     @admin.display(description=_("scope"), ordering="advertiser")
     def scope(self, obj):
         who = obj.advertiser or gettext("global")
         if obj.business_line:
-            return format_html('<span class="lingix-nowrap">{}</span><div class="quiet lingix-nowrap">{}</div>', who, obj.business_line)
+            return format_html(
+                '<span class="lingix-nowrap">{}</span><div class="quiet lingix-nowrap">{}</div>',
+                who,
+                business_line_label(obj.business_line),
+            )
         return format_html('<span class="lingix-nowrap">{}</span>', who)
 
     @admin.display(description=_("status"), ordering="status")

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.utils.safestring import SafeString
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
 from desk.admin.diff import diff_html
-from desk.admin.list_cells import local_time_text
+from desk.admin.list_cells import local_time_text, user_data
 from governance.review.selectors import version_deciders
 from governance.write.hard_rules import WriteOrigin
 from memories.models import Memory
@@ -21,7 +22,7 @@ from memories.selectors import memory_history
 @dataclass(frozen=True)
 class VersionRow:
     memory: Memory
-    decided_by: str
+    decided_by: SafeString
     note: str
     when: str
     before_html: SafeString | str
@@ -29,18 +30,21 @@ class VersionRow:
     changed: bool
 
 
-def _decider(version: Memory, decided: dict) -> str:
-    name = decided.get("by") or "—"
+def _decider(version: Memory, decided: dict) -> SafeString:
+    # The person's or token's name stays as recorded, marked as data inside the sentence.
+    name = user_data(decided.get("by") or "—")
     origin = decided.get("origin")
     if origin in {WriteOrigin.APPROVAL, WriteOrigin.PROMOTION}:
-        return gettext("approved by %(name)s") % {"name": name}
-    if origin == WriteOrigin.ADMIN_EDIT:
-        return gettext("edited by %(name)s") % {"name": name}
-    if origin == WriteOrigin.IMPORT:
-        return gettext("trusted import by %(name)s") % {"name": name}
-    if origin is None:
-        return gettext("no event recorded (source: %(source)s)") % {"source": version.get_source_display()}
-    return gettext("written automatically for %(name)s") % {"name": name}
+        template = gettext("approved by %(name)s")
+    elif origin == WriteOrigin.ADMIN_EDIT:
+        template = gettext("edited by %(name)s")
+    elif origin == WriteOrigin.IMPORT:
+        template = gettext("trusted import by %(name)s")
+    elif origin is None:
+        return format_html("{}", gettext("no event recorded (source: %(source)s)") % {"source": version.get_source_display()})
+    else:
+        template = gettext("written automatically for %(name)s")
+    return mark_safe(conditional_escape(template) % {"name": name})
 
 
 def memory_versions(memory: Memory) -> list[VersionRow]:

@@ -5,6 +5,7 @@ of objects become rows, codes become their translated labels."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -13,7 +14,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.reasons import choice, get_language_is_zh, reasons_shown, review_reasons_shown
+from desk.admin.claims import METRIC_LABELS, detail_shown, facet_label, matched_shown, metric_label
+from desk.admin.list_cells import user_data
+from desk.admin.reasons import business_line_label, choice, get_language_is_zh, provider_label, reasons_shown, review_reasons_shown
 from governance.constants import TriggerType
 from governance.funnel.trigger_schemas import field_rows
 from textrules.reasons import stored_reasons
@@ -108,6 +111,116 @@ KEY_LABELS = {
     "errors": _("errors"),
     "name": _("name"),
     "advertisers": _("advertisers"),
+    # token grants (the audit log of api_token_create)
+    "all_advertisers": _("all advertisers"),
+    "can_review": _("may decide reviews"),
+    "can_erase": _("may erase"),
+    "trusted_sources": _("trusted sources"),
+    # ids an audit row or a trace points at
+    "previous_memory_id": _("previous version"),
+    "event_id": _("event"),
+    "first_id": _("first memory"),
+    "last_id": _("last memory"),
+    "l1_ids": _("L1 memories"),
+    "source_ids": _("source memories"),
+    "consolidated_from": _("consolidated from"),
+    "promoted_from": _("promoted from"),
+    "suggestion_id": _("suggestion"),
+    "suggestions": _("suggestions"),
+    "strategies": _("strategies"),
+    "templates": _("templates"),
+    "score": _("score"),
+    "shared": _("shared"),
+    # consolidation and promotion proposals
+    "key": _("key"),
+    "category_path": _("category (tree)"),
+    "outcome": _("outcome"),
+    "age_days": _("age (days)"),
+    "min_age_days": _("minimum age (days)"),
+    "recalls": _("recalls"),
+    "min_recalls": _("minimum recalls"),
+    "min_importance": _("minimum importance"),
+    "reinforcements": _("reinforcements"),
+    "role": _("role"),
+    # the conflict stage's relation
+    "relation_source": _("decided from"),
+    "facet": _("deciding part"),
+    # reflection reports
+    "as_of": _("as of"),
+    "run_by": _("run by"),
+    "counts": _("counts"),
+    "review_items_created": _("review items opened"),
+    "stale": _("stale"),
+    "contradictions": _("contradictions"),
+    "repeated_rejects": _("repeated rejections"),
+    "consolidations": _("consolidations"),
+    # metric snapshots
+    "memories": _("memories"),
+    "active_by_layer": _("active, by layer"),
+    "active_by_tier": _("active, by tier"),
+    "by_status": _("by status"),
+    "by_action": _("by decision"),
+    "embeddings_missing_or_stale": _("embeddings missing or stale"),
+    "events_24h": _("events (24 h)"),
+    "decisions": _("decisions"),
+    "guard": _("guard"),
+    "guardrail": _("guardrail"),
+    "audited": _("audited"),
+    "false_rejection_rate": _("false rejection rate"),
+    "false_rejects": _("false rejections"),
+    "false_writes": _("false writes"),
+    "true_rejects": _("right rejections"),
+    "true_writes": _("right writes"),
+    "growth_per_day": _("new memories per day"),
+    "growth_rate": _("growth rate"),
+    "memories_before_window": _("memories before the window"),
+    "memories_created": _("memories created"),
+    "open_reviews": _("open reviews"),
+    "parked_approved": _("parked, then approved"),
+    "parked_reviewed": _("parked, then reviewed"),
+    "pending_rate": _("share parked for review"),
+    "reject_rate": _("share rejected"),
+    "precision": _("precision"),
+    "recall": _("recall"),
+    "total": _("total"),
+    "status": _("status"),
+}
+
+# Who read the relation between two claims (judges.base.RelationSource).
+RELATION_SOURCES = {"offline": _("the offline rules"), "model": _("the model")}
+
+# Lists of field names: each shown as its label.
+NAMED_KEYS = {"fields", "unknown_keys", "invalid_keys", "missing", "present"}
+
+# Who ran or decided something: a person's or a token's name, shown as recorded.
+PEOPLE_KEYS = {"run_by", "actor", "reviewer", "by", "proposed_by"}
+
+# Values stages record that are not choices of a model field: verdicts of the judge's
+# checks, relations between claims, kinds and directions of proposals.
+VALUE_LABELS = {
+    "found": _("found"),
+    "consistent": _("consistent"),
+    "inconsistent": _("inconsistent"),
+    "no_data": _("no data to check"),
+    "match_once": _("matched once"),
+    "compatible": _("compatible"),
+    "contradiction": _("contradiction"),
+    "duplicate": _("duplicate"),
+    "refinement": _("refinement"),
+    "ambiguous": _("unclear subject"),
+    "claims": _("the claims"),
+    "wording": _("the wording"),
+    "semantic": _("semantic"),
+    "episodic": _("episodic"),
+    "up": _("up"),
+    "down": _("down"),
+    "suggested": _("suggested"),
+    "eligible": _("eligible"),
+    "proposed": _("proposed"),
+    "waiting": _("waiting"),
+    "core": _("core"),
+    "working": _("working"),
+    "peripheral": _("peripheral"),
 }
 
 
@@ -128,7 +241,16 @@ def key_label(key: str) -> str:
     field = _field_names().get(key)
     if field and get_language_is_zh() and field[0]:
         return field[0]
-    return key
+    if key in VALUE_LABELS:
+        return str(VALUE_LABELS[key])
+    shown = choice(key)
+    if shown != key:
+        return shown
+    metric, _sep, when = key.rpartition("_")
+    if metric in METRIC_LABELS and when in {"before", "after"}:
+        # roi_before, cvr_after: a metric's value before or after the change
+        return f"{metric_label(metric)} ({KEY_LABELS[when]})"
+    return metric_label(key) if key in METRIC_LABELS else key
 
 
 _QUOTED_LIST = re.compile(r"\[((?:'[^']*'|\"[^\"]*\")(?:, (?:'[^']*'|\"[^\"]*\"))*)?\]")
@@ -154,6 +276,20 @@ def _scalar(key: str, value: Any) -> str:
     if isinstance(value, str):
         if key in {"content", "note"}:
             return value
+        if value in VALUE_LABELS:
+            return str(VALUE_LABELS[value])
+        if key == "business_line":
+            return str(business_line_label(value))
+        if key in {"relation_source", "source"} and value in RELATION_SOURCES:
+            return str(RELATION_SOURCES[value])
+        if key in {"provider", "judge"}:
+            return provider_label(value)
+        if key in {"facet", "signal"}:  # the conflict stage names the deciding part "signal"
+            return facet_label(value)
+        if key == "detail" and "→" in value:
+            return detail_shown(value)
+        if key in NAMED_KEYS:
+            return key_label(value)
         return _unrepr(choice(value))
     return str(value)
 
@@ -171,6 +307,8 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
     """HTML for one JSON value."""
     if key == "reasons" and isinstance(value, list):
         return reasons_list(reasons_shown(stored_reasons(value, None)))
+    if key == "matched" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return matched_shown(value)
     if isinstance(value, dict):
         if not value:
             return mark_safe('<span class="quiet">—</span>')
@@ -199,20 +337,32 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
         if not value:
             return mark_safe('<span class="quiet">—</span>')
         if all(not isinstance(v, (dict, list, tuple)) for v in value):
-            return format_html(
-                "{}",
-                "、".join(_scalar(key, v) for v in value[:MAX_ITEMS])
-                if get_language_is_zh()
-                else ", ".join(_scalar(key, v) for v in value[:MAX_ITEMS]),
-            )
+            return format_html_join("、" if get_language_is_zh() else ", ", "{}", ((_leaf(key, v),) for v in value[:MAX_ITEMS]))
         return format_html(
             '<ul class="lingix-rows">{}</ul>',
             format_html_join("", "<li>{}</li>", ((readable(v, key=key, depth=depth + 1),) for v in value[:MAX_ITEMS])),
         )
-    return format_html("{}", _scalar(key, value))
+    return _leaf(key, value)
 
 
-def reasons_list(shown: list[str]) -> SafeString:
+# A stored identifier (a code, a key, a dotted name) rather than words someone wrote.
+_CODE_LIKE = re.compile(r"[A-Za-z0-9_.:/+-]+")
+
+
+def _leaf(key: str, value: Any) -> SafeString:
+    """One scalar: a code as its label; free text (what a person or agent wrote, a campaign's
+    own values) as user data, shown as given."""
+    shown = _scalar(key, value)
+    if (
+        isinstance(value, str)
+        and value
+        and (key in {"content", "note", *PEOPLE_KEYS} or (choice(value) == value and not _CODE_LIKE.fullmatch(value)))
+    ):
+        return user_data(shown)
+    return format_html("{}", shown)
+
+
+def reasons_list(shown: Sequence[str]) -> SafeString:
     """Reasons already in the reader's language, one per line."""
     if not shown:
         return mark_safe('<span class="quiet">—</span>')

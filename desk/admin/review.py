@@ -10,13 +10,14 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path
+from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.common import admin_link
 from desk.admin.filters import AdvertiserFilter
-from desk.admin.list_cells import local_time_text
+from desk.admin.list_cells import local_time_text, user_data
 from desk.admin.readable import readable, review_reasons
 from desk.admin.review_compare import review_candidate_text, review_changed_since, review_claims, review_similar_memories, review_turns
 from desk.admin.review_consequence import review_consequences, review_has_automatic_decision
@@ -68,7 +69,7 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                     "layer",
                     "advertiser",
                     "reason_shown",
-                    "proposed_by",
+                    "proposed_by_shown",
                     "created_at",
                     "event_link",
                     "memory_link",
@@ -76,7 +77,7 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
                 )
             },
         ),
-        (_("Decision"), {"fields": ("reviewer_name", "note", "decision_correct", "decided_at")}),
+        (_("Decision"), {"fields": ("reviewer_shown", "note_shown", "decision_correct", "decided_at")}),
         (_("Payload"), {"fields": ("payload_shown",), "classes": ("collapse",)}),
     )
     readonly_fields = (
@@ -85,13 +86,13 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
         "layer",
         "advertiser",
         "reason_shown",
-        "proposed_by",
+        "proposed_by_shown",
         "created_at",
         "event_link",
         "memory_link",
         "related_link",
-        "reviewer_name",
-        "note",
+        "reviewer_shown",
+        "note_shown",
         "decision_correct",
         "decided_at",
         "payload_shown",
@@ -112,6 +113,19 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
             obj.event, f"#{obj.event_id} {obj.event.get_kind_display()} · {obj.event.get_action_display()}" if obj.event else None
         )
 
+    # Who proposed and decided, and the note, are shown as recorded.
+    @admin.display(description=_("proposed by"))
+    def proposed_by_shown(self, obj):
+        return user_data(obj.proposed_by) if obj.proposed_by else "—"
+
+    @admin.display(description=_("reviewer"))
+    def reviewer_shown(self, obj):
+        return user_data(obj.reviewer_name) if obj.reviewer_name else "—"
+
+    @admin.display(description=_("note"))
+    def note_shown(self, obj):
+        return user_data(obj.note) if obj.note else "—"
+
     @admin.display(description=_("reason"))
     def reason_shown(self, obj):
         return review_reasons(obj)
@@ -122,12 +136,16 @@ class ReviewItemAdmin(ReviewListColumns, admin.ModelAdmin):
 
     @admin.display(description=_("memory under review"))
     def memory_link(self, obj):
-        return admin_link(obj.memory, f"#{obj.memory_id} {Truncator(obj.memory.content).chars(60)}" if obj.memory else None)
+        if obj.memory is None:
+            return "—"
+        return admin_link(obj.memory, format_html("#{} {}", obj.memory_id, user_data(Truncator(obj.memory.content).chars(60))))
 
     @admin.display(description=_("conflicts with"))
     def related_link(self, obj):
         memory = obj.related_memory
-        return admin_link(memory, f"#{memory.pk} {Truncator(memory.content).chars(60)}" if memory else None)
+        if memory is None:
+            return "—"
+        return admin_link(memory, format_html("#{} {}", memory.pk, user_data(Truncator(memory.content).chars(60))))
 
     def has_add_permission(self, request):
         return False

@@ -11,7 +11,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from desk.admin.list_cells import clamped, local_time, local_time_text
-from desk.admin.reasons import get_language_is_zh, review_reasons_shown
+from desk.admin.reasons import reasons_joined, review_reasons_shown
 from desk.admin.review_compare import review_candidate_text, review_conflict_target
 from governance.constants import ReviewStatus
 
@@ -37,11 +37,11 @@ class ReviewListColumns:
 
     @admin.display(description=_("candidate"))
     def candidate(self, obj):
-        return clamped(review_candidate_text(obj), css="lingix-wide")
+        return clamped(review_candidate_text(obj), css="lingix-wide", data=True)
 
     @admin.display(description=_("reason"))
     def reason_column(self, obj):
-        return clamped(("；" if get_language_is_zh() else "; ").join(review_reasons_shown(obj)))
+        return clamped(reasons_joined(review_reasons_shown(obj)))
 
     @admin.display(description=_("conflicts with"))
     def target_column(self, obj):
@@ -53,7 +53,7 @@ class ReviewListColumns:
             reverse("admin:memories_memory_change", args=[target.pk]),
             target.pk,
             target.version,
-            clamped(target.content, lines=1),
+            clamped(target.content, lines=1, data=True),
         )
 
     @admin.display(description=_("scope"), ordering="advertiser")

@@ -27,7 +27,9 @@ def queue(db, django_capture_on_commit_callbacks):
 
 
 def _page(client, url, language):
-    return html.unescape(client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode())
+    # Quoted words (a note, a quote) are marked as data inside the sentence; read them as text.
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    return html.unescape(re.sub(r"<span data-user-data>(.*?)</span>", r"\1", page))
 
 
 def _shown(reasons, language):
@@ -88,3 +90,17 @@ def test_a_reviewers_rejection_and_its_audit_row_read_in_chinese(reviewer_client
     audit = re.sub(r"<[^>]+>", " ", _page(reviewer_client, reverse("admin:governance_auditlog_changelist"), "zh-hans"))
     assert "审核项已拒绝" in audit and "review.rejected" not in audit
     assert "review item rejected" in _page(reviewer_client, reverse("admin:governance_auditlog_changelist"), "en")
+
+
+def test_a_conflicts_reason_names_the_lever_in_words(reviewer_client, django_capture_on_commit_callbacks):
+    from lingix_site.demo import demo_load_once
+
+    with django_capture_on_commit_callbacks(execute=True):
+        report = demo_load_once()
+    [conflict_id] = report["review_items"]["conflict"]
+    url = reverse("admin:governance_reviewitem_change", args=[conflict_id])
+    why = re.sub(r"<[^>]+>", " ", _page(reviewer_client, url, "zh-hans"))
+    # The demo's correction of #10: the evening conversion rate, 35% → 5%, not "cvr 35% → cvr 5%".
+    assert "转化率 35% → 转化率 5%" in why and "cvr" not in why.lower()
+    english = re.sub(r"<[^>]+>", " ", _page(reviewer_client, url, "en"))
+    assert "conversion rate 35% → conversion rate 5%" in english and "cvr" not in english.lower()
