@@ -1,53 +1,102 @@
-"""The category trees: one per advertiser plus the global one, each node with its counts
-and maintained summary, and a link to the memories under it. Read-only: the governed
-write keeps the trees."""
+"""The category trees: one per advertiser plus the global one, shown as a tree of collapsed
+<details> a reviewer opens level by level. Each node shows its counts, the abstracts of the
+memories filed at that node itself (so a memory's abstract appears once in the tree, not again
+on every ancestor) and a link to the memories under it. Read-only: the governed write keeps
+the trees (governance.knowledge.organise), including the stored summary the API serves."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
-from django.utils.text import Truncator
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.common import ReadOnlyAdmin
-from desk.admin.filters import AdvertiserFilter
-from memories.models import Category
+from desk.admin.common import ReadOnlyAdmin, admin_link
+from desk.admin.filters import AdvertiserFilter, labelled_filter
+from desk.admin.list_cells import user_data
+from memories.constants import Status
+from memories.models import Category, Memory
+
+# Abstracts shown per node: the most important memories filed at the node itself.
+POINTS_PER_NODE = 5
+
+
+@dataclass
+class TreeNode:
+    category: Category
+    memories_url: str
+    points: list[str] = field(default_factory=list)
+    children: list[TreeNode] = field(default_factory=list)
+
+
+def _level(depth: int | str) -> str:
+    return gettext("level %(n)s") % {"n": int(depth) + 1}
+
+
+def category_tree(nodes: list[Category]) -> list[TreeNode]:
+    """The nodes as trees; a node whose parent is filtered out becomes a root."""
+    by_id = {
+        node.pk: TreeNode(node, reverse("admin:memories_memory_changelist") + "?" + urlencode({"category": node.pk})) for node in nodes
+    }
+    own = (
+        Memory.objects.filter(category_node_id__in=list(by_id), status=Status.ACTIVE)
+        .order_by("category_node_id", "-importance", "-created_at")
+        .values_list("category_node_id", "abstract_line", "content")
+    )
+    for node_id, line, content in own:
+        points = by_id[node_id].points
+        if len(points) < POINTS_PER_NODE:
+            points.append(line or content[:60])
+    roots: list[TreeNode] = []
+    for tree_node in by_id.values():
+        parent_id = tree_node.category.parent_id
+        parent = by_id.get(parent_id) if parent_id is not None else None
+        (parent.children if parent is not None else roots).append(tree_node)
+    return roots
 
 
 @admin.register(Category)
 class CategoryAdmin(ReadOnlyAdmin):
-    list_display = ("tree_name", "scope", "memory_count", "semantic_count", "episodic_count", "short_summary", "memories_link")
+    change_list_template = "admin/memories/category/change_list.html"
+    change_form_template = "admin/lingix/data_title_change_form.html"
+    list_display = ("name", "advertiser", "memory_count")
     list_display_links = None
-    list_filter = (AdvertiserFilter, "depth")
+    list_filter = (AdvertiserFilter, labelled_filter("depth", _("tree level"), _level))
     search_fields = ("path", "summary")
     ordering = ("advertiser", "path")
-    list_per_page = 200
-    readonly_fields = ("advertiser", "path", "parent", "depth", "memory_count", "semantic_count", "episodic_count", "summary", "updated_at")
+    list_per_page = 2000
+    fields = (
+        "advertiser",
+        "path_shown",
+        "parent_shown",
+        "depth",
+        "memory_count",
+        "semantic_count",
+        "episodic_count",
+        "summary_shown",
+        "updated_at",
+    )
+    readonly_fields = fields
 
-    @admin.display(description=_("category"), ordering="path")
-    def tree_name(self, obj):
-        # Indent by depth so the ordered-by-path list reads as a tree.
-        marker = "▸ " if obj.depth == 0 else "└ "
-        return format_html(
-            '<span class="lingix-tree" data-depth="{}" style="padding-left:{}em;white-space:nowrap">{}<b>{}</b></span>',
-            obj.depth,
-            obj.depth * 1.6,
-            marker,
-            obj.name,
-        )
+    # The path and the stored summary (the API's) are the tree's own words.
+    @admin.display(description=_("path"))
+    def path_shown(self, obj):
+        return user_data(obj.path)
 
-    @admin.display(description=_("scope"), ordering="advertiser")
-    def scope(self, obj):
-        return obj.advertiser or _("global")
+    @admin.display(description=_("parent"))
+    def parent_shown(self, obj):
+        return admin_link(obj.parent, user_data(obj.parent.path)) if obj.parent else "—"
 
     @admin.display(description=_("summary"))
-    def short_summary(self, obj):
-        return Truncator(obj.summary).chars(110)
+    def summary_shown(self, obj):
+        return user_data(obj.summary) if obj.summary else "—"
 
-    @admin.display(description=_("memories"))
-    def memories_link(self, obj):
-        url = reverse("admin:memories_memory_changelist") + "?" + urlencode({"category": obj.pk})
-        return format_html('<a href="{}">{}</a>', url, _("show"))
+    def changelist_view(self, request, extra_context=None):
+        response = super().changelist_view(request, extra_context)
+        cl = getattr(response, "context_data", {}).get("cl")
+        if cl is not None:
+            response.context_data["tree"] = category_tree(list(cl.queryset.order_by("advertiser", "path")))
+        return response

@@ -28,8 +28,19 @@ def lingix_dashboard(context):
     decisions = stacked_bars(data["decisions"], colours={k.value if hasattr(k, "value") else k: v for k, v in ACTION_COLOURS.items()})
     return {
         "start": review_start(),
-        "status_rows": [(Status(k).label if k in Status.values else k, n) for k, n in data["by_status"].items()],
-        "kind_rows": [(ReviewKind(k).label if k in ReviewKind.values else k, n) for k, n in data["review"]["by_kind"].items()],
+        # Memory statuses that hold any memory: a "pending review 0" beside a queue of review
+        # items read as a contradiction (memories wait in review only as L1 proposals).
+        "status_rows": [(Status(k).label if k in Status.values else k, number(n), k, n) for k, n in data["by_status"].items() if n],
+        "kind_rows": [(ReviewKind(k).label if k in ReviewKind.values else k, number(n)) for k, n in data["review"]["by_kind"].items()],
+        "kind_counts": [(k, n) for k, n in data["review"]["by_kind"].items()],
+        "kpi": {
+            "active": number(data["active_total"]),
+            "layers": [(layer, number(n), n) for layer, n in data["memories"].items()],
+            "open": number(data["review"]["open"]),
+            "decided_today": number(data["review"]["decided_today"]),
+            "total": number(data["total"]),
+            "embedded": number(data["embeddings"]["current"]),
+        },
         "visible": True,
         "data": data,
         "layers_chart": horizontal_bars(data["memories"], colours=LAYER_COLOURS),
@@ -71,6 +82,13 @@ METRIC_LABELS = {
 }
 
 
+def number(value: int | float) -> str:
+    """A count with thousands separators (12,480); a non-integer with one decimal (3.6)."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
 def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
     """(name, shown value, is a headline ratio) for a metrics dict."""
     rows = []
@@ -80,7 +98,9 @@ def metric_rows(metrics: dict) -> list[tuple[str, str, bool]]:
         elif key in RATIO_KEYS:
             shown = f"{float(value) * 100:.1f}%"
         elif isinstance(value, dict):
-            shown = " · ".join(f"{choice(k)} {v}" for k, v in value.items())
+            shown = " · ".join(f"{choice(k)} {number(v) if isinstance(v, (int, float)) else v}" for k, v in value.items())
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            shown = number(value)
         else:
             shown = str(value)
         rows.append((METRIC_LABELS.get(key, key), shown, key in RATIO_KEYS))

@@ -1,6 +1,6 @@
-"""The category trees in a real Chromium, in Chinese: a reviewer opens them, sees each
-advertiser's tree beside the global one with counts and summaries, and follows a node to
-its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
+"""The category trees in a real Chromium, in Chinese: collapsed on arrival, a reviewer opens
+them level by level, sees each advertiser's tree beside the global one with counts and the
+abstracts filed at each node (each once), and follows a node to its memories. Screenshots land in test-artifacts/organise_categories_zh.png and
 organise_category_memories_zh.png."""
 
 from __future__ import annotations
@@ -38,23 +38,39 @@ def test_category_trees_in_the_admin(page, live_server):
 
     base = live_server.url
     log_in(page, base, "reviewer_li", PASSWORD, then="/admin/memories/category/")
-    page.wait_for_selector("#result_list")
-    rows = page.locator("#result_list tbody tr").all_inner_texts()
-    assert any("医药OTC" in row and "brand_A" in row for row in rows)
-    assert any("全局" in row or "global" in row for row in rows)
-    # The example of the issue: brand_A's 医药OTC › 冷启动 › 出价, with its count and summary.
+    page.wait_for_selector("#category-tree")
+    # Collapsed on arrival: one line per tree (each advertiser's and the global one).
+    roots = page.locator("#category-tree > details")
+    assert roots.count() == Category.objects.filter(parent__isnull=True).count()
+    assert page.locator("#category-tree details[open]").count() == 0
+    first_lines = page.locator("#category-tree > details > summary").all_inner_texts()
+    assert any("医药OTC" in line and "brand_A" in line for line in first_lines)
+    assert any("全局" in line for line in first_lines)
+    screenshot(page, "organise_categories_zh.png")
+
+    # The example of the issue: brand_A's 医药OTC › 冷启动 › 出价, opened level by level, with
+    # its count and the abstracts of the memories filed there.
     cold_start = Category.objects.get(advertiser="brand_A", path="医药OTC › 冷启动 › 出价")
     assert cold_start.memory_count >= 1 and cold_start.parent.parent.path == "医药OTC"
-    assert any("出价" in r and "brand_A" in r and "条有效记忆" in r and "医药OTC冷启动" in r for r in rows)
-    screenshot(page, "organise_categories_zh.png")
+    for node in (cold_start.parent.parent, cold_start.parent, cold_start):
+        page.click(f'details[data-category="{node.pk}"] > summary')
+    leaf = page.locator(f'details[data-category="{cold_start.pk}"]')
+    assert leaf.evaluate("d => d.open")
+    assert "条有效记忆" in leaf.locator("summary").inner_text()
+    assert "医药OTC冷启动" in leaf.locator(".points").first.inner_text()
+    # Each abstract once in the whole tree: a parent does not repeat its children's.
+    page.evaluate("document.querySelectorAll('#category-tree details').forEach(d => d.open = true)")
+    points = page.locator("#category-tree .points li").all_inner_texts()
+    assert points and len(points) == len(set(points))
 
     # brand_A's tree only, then one node's memories: the memory desk filters to its subtree.
     page.goto(f"{base}/admin/memories/category/?advertiser=brand_A")
-    page.wait_for_selector("#result_list")
-    scoped = page.locator("#result_list tbody tr").all_inner_texts()
-    assert scoped and all("brand_A" in r for r in scoped)
+    page.wait_for_selector("#category-tree")
+    scoped = page.locator("#category-tree > details").all()
+    assert scoped and all(d.get_attribute("data-category") for d in scoped)
+    assert {Category.objects.get(pk=int(d.get_attribute("data-category"))).advertiser for d in scoped} == {"brand_A"}
     node = Category.objects.get(advertiser="brand_A", path="医药OTC")
-    page.click(f"#result_list a[href*='category={node.pk}']")
+    page.click(f'details[data-category="{node.pk}"] > summary a[href*="category={node.pk}"]')
     page.wait_for_selector("#result_list")
     listed = page.locator("#result_list tbody tr").all_inner_texts()
     expected = Memory.objects.filter(category_node__advertiser="brand_A", category_node__path__startswith="医药OTC").count()

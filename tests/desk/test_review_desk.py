@@ -203,7 +203,7 @@ def test_event_page_shows_the_stage_timeline(reviewer_client, queue):
 
 def test_dashboard_counts_follow_the_queue(reviewer_client, operator_client, queue):
     def kpi(page, name):
-        return int(re.search(rf'id="kpi-{name}"><b>(\d+)</b>', page).group(1))
+        return int(re.search(rf'id="kpi-{name}"><b data-n="(\d+)">', page).group(1))
 
     before = reviewer_client.get(reverse("admin:index")).content.decode()
     assert 'class="lingix-banner offline"' in before and "OFFLINE judge is active" in before
