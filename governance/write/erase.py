@@ -11,7 +11,8 @@ transaction:
 - the rows that copied its words are emptied, not deleted, so the audit trail keeps its
   shape: the events it came from (raw text, summary, data, source turns, reasons), their
   traces, review items (payload, reason, note), audit details, Django's admin log entries
-  (a memory's str() there is its first words), distillation results;
+  (a memory's str() there is its first words), distillation results, and django-q's
+  pickled task results (a scheduled reflection's quotes the memories it found);
 - category summaries are recomputed without it;
 - any other stored text that still quotes it (a reflection report, a metric snapshot, an
   event that carried the same words) is swept by its opening and closing words;
@@ -35,6 +36,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
+from django_q.models import Task
 
 from governance.audit import audit_record
 from governance.constants import AuditEvent
@@ -398,6 +400,22 @@ def _sweep(words: list[str], marker: str) -> None:
             for row in qs.filter(match).only("pk", f.name):
                 value = getattr(row, f.name)
                 model.objects.filter(pk=row.pk).update(**{f.name: _scrubbed(value, needles, marker)})
+    _task_results(needles, marker)
+
+
+def _task_results(needles: list[str], marker: str) -> None:
+    """django-q keeps what each task returned, and its arguments, pickled (so no text
+    search sees them): a scheduled reflection's result quotes the stale and contradicting
+    memories it found."""
+    for task in Task.objects.only("id", "result", "args", "kwargs").iterator():
+        changed = {}
+        for name in ("result", "args", "kwargs"):
+            value = getattr(task, name)
+            scrubbed = _scrubbed(value, needles, marker)
+            if scrubbed != value:
+                changed[name] = scrubbed
+        if changed:
+            Task.objects.filter(pk=task.pk).update(**changed)
 
 
 def _scrubbed(value: Any, needles: list[str], marker: str) -> Any:
@@ -405,6 +423,6 @@ def _scrubbed(value: Any, needles: list[str], marker: str) -> Any:
         return marker if any(n in value for n in needles) else value
     if isinstance(value, dict):
         return {k: _scrubbed(v, needles, marker) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(v, needles, marker) for v in value]
+    if isinstance(value, (list, tuple)):
+        return type(value)(_scrubbed(v, needles, marker) for v in value)
     return value

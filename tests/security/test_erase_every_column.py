@@ -1,20 +1,25 @@
 """Erasure, read back column by column on whichever database runs the suite (SQLite, or
 PostgreSQL under scripts/with_postgres.py): a memory with a conversation source, two
-versions (the second an operator's edit in the admin, so Django's admin log has it too)
-and review history with a note is erased with `memory erase ID` (or its whole advertiser
-with `memory erase --advertiser`); then every text, JSON,
-bytea, tsvector and vector column of every table is read as text and holds none of its
-words, and no vector column holds its embedding. tests/security/test_erase_files.py reads
+versions (the second an operator's edit in the admin, so Django's admin log has it too),
+review history with a note, and a scheduled reflection that quotes it (django-q's task
+row) is erased with `memory erase ID` (or its whole advertiser with `memory erase
+--advertiser`); then every text, JSON, bytea, tsvector and vector column of every table is
+read as text and holds none of its words, django-q's pickled task results hold none
+either, and no vector column holds its embedding. tests/security/test_erase_files.py reads
 SQLite's files as bytes; this one reads what any query could still return."""
 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import numpy as np
 import pytest
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
+from django_q.models import Task
+from django_q.tasks import async_task
 
 from governance.models import LayerPolicy, ReviewItem
 from governance.review.services import review_approve
@@ -114,6 +119,18 @@ def _vectors_holding(embeddings: list[bytes]) -> list[str]:
     return sorted(found)
 
 
+def _task_results_holding(markers: list[str]) -> dict[str, list[str]]:
+    """django-q's task rows keep results and arguments pickled (base64 text on SQLite, so a
+    column read does not see the words): read through the model, which unpickles them."""
+    found: dict[str, list[str]] = {}
+    for task in Task.objects.all():
+        text = repr((task.result, task.args, task.kwargs))
+        hits = [m for m in markers if m in text]
+        if hits:
+            found[f"django_q_task#{task.id}"] = hits
+    return found
+
+
 @pytest.fixture(params=["memory", "advertiser"])
 def erased(request, ingest, cli, operator, operator_client):
     # Every L2 write is sampled for audit, so the memory has review history.
@@ -135,10 +152,15 @@ def erased(request, ingest, cli, operator, operator_client):
             item=item, reviewer=operator, reviewer_name=operator.username, note="核对过：青柠计划 nightjarQ7 夜莺口径无误", operator=True
         )
 
+    # A scheduled reflection run through django-q (sync in the test settings) finds the
+    # memory stale once it is old and unimportant, and its pickled result quotes it.
+    Memory.objects.filter(pk=newer.pk).update(created_at=timezone.now() - timedelta(days=200), importance=0.5, last_accessed_at=None)
+    assert Task.objects.get(id=async_task("lingix_site.tasks.reflect")).success
+
     versions = list(Memory.objects.filter(pk__in=[first.memory_id, newer.pk]).order_by("pk"))
     embeddings = [bytes(m.embedding) for m in versions if m.embedding]
     before = {"versions": len(versions), "review_items": ReviewItem.objects.count(), "embeddings": len(embeddings)}
-    seen_before = _left(MARKERS)
+    seen_before = {**_left(MARKERS), **_task_results_holding(MARKERS)}
     vectors_before = _vectors_holding(embeddings)
 
     # One memory by its id, or the whole tenant.
@@ -157,13 +179,16 @@ def erased(request, ingest, cli, operator, operator_client):
 
 def test_no_column_of_any_table_keeps_a_word_or_the_vector_of_the_erased_memory(erased):
     # The controls: the words and the vectors were there, or finding none after means nothing.
-    assert erased["before"] == {"versions": 2, "review_items": 1, "embeddings": 2}
+    # Review items: the sampled audit of the write, and the reflection's stale finding.
+    assert erased["before"] == {"versions": 2, "review_items": 2, "embeddings": 2}
     seen = {m for hits in erased["seen_before"].values() for m in hits}
     assert seen == set(MARKERS), erased["seen_before"]
+    assert any(k.startswith("django_q_task#") for k in erased["seen_before"]), erased["seen_before"]
     assert erased["vectors_before"], "the embedding was never found before the erase"
 
     assert erased["body"]["erased"] == 2
     assert _left(MARKERS) == {}
+    assert _task_results_holding(MARKERS) == {}
     assert _vectors_holding(erased["embeddings"]) == []
 
 
