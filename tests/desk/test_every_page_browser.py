@@ -252,6 +252,9 @@ def test_every_desk_page(live_server, store, lang):
             width = tab.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             if width[0] > width[1] or width[1] != VIEWPORT["width"]:
                 problems.append(f"{name}: {width[0]} px wide in a {width[1]} px window")
+            title = tab.locator("#content h1").all_inner_texts()
+            if lang == "zh-Hans" and any("选择" in t or "来修改" in t for t in title):
+                problems.append(f"{name}: Django's list title {title}")
             if name == "governance-suggestion-list":
                 problems.extend(f"{name}: {p}" for p in _suggestion_columns(tab))
             if name == "memories-category-list":
