@@ -66,6 +66,7 @@ VISIBILITY_ADVERTISER = "brand_vis"
 KILL_ADVERTISERS = [f"brand_kill_{i}" for i in range(1, 5)]
 EXPIRE_ADVERTISER = "brand_expire"
 CONCURRENCY_LIMIT = 2
+_LOCK_NAMESPACE = 0x4C474D58  # memories/locks.py's first key
 # `memory maintain --task expire --json`, run by the real command in a process that reports
 # "ready" once Django is up and connected, then waits for a line on stdin. stdout holds the
 # command's JSON; the last stderr line the run's start and end (epoch seconds).
@@ -190,6 +191,7 @@ class Sampler:
     def __init__(self, service_pids: list[int]) -> None:
         self.stop = threading.Event()
         self.waiters: list[int] = []
+        self.held: list[int] = []
         self.thread = threading.Thread(target=self._run)
         self.service_pids = service_pids
 
@@ -214,8 +216,16 @@ class Sampler:
                 return
             while not self.stop.wait(0.1):
                 with connection.cursor() as cursor:
-                    cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-                    self.waiters.append(cursor.fetchone()[0])
+                    # Waiting sessions, and advertiser scopes held exclusively (the two-key
+                    # form of memories/locks.py: namespace, scope key; 0 is the global scope).
+                    cursor.execute(
+                        "SELECT count(*) FILTER (WHERE NOT granted), count(*) FILTER (WHERE granted AND mode = 'ExclusiveLock' "
+                        "AND objsubid = 2 AND classid = %s AND objid <> 0) FROM pg_locks WHERE locktype = 'advisory'",
+                        [_LOCK_NAMESPACE],
+                    )
+                    waiting, held = cursor.fetchone()
+                    self.waiters.append(waiting)
+                    self.held.append(held)
         finally:
             connection.close()
 
@@ -407,6 +417,7 @@ def _throughput(
     service_cpu: dict[str, float] = dict.fromkeys(configs, 0.0)
     per_round: dict[str, list[float]] = {name: [] for name in configs}
     waiters: dict[str, list[int]] = {name: [] for name in configs}
+    held: dict[str, list[int]] = {name: [] for name in configs}
     rounds = 2
     for r in range(rounds):
         for name, scopes in configs.items():
@@ -424,6 +435,7 @@ def _throughput(
             service_cpu[name] += sampled.service_cpu
             per_round[name].append(round(sum(1 for w in writers for rec in w.records if rec["status"] == 200) / took, 2))
             waiters[name] += sampled.waiters
+            held[name] += sampled.held
             records[name] += [rec for w in writers for rec in w.records]
     out: dict[str, Any] = {}
     for name, recs in records.items():
@@ -449,7 +461,12 @@ def _throughput(
             "service_cores_used": round(service_cpu[name] / elapsed[name], 2) if elapsed[name] else None,
             "write_lock_waiters_mean": round(sum(waiters[name]) / len(waiters[name]), 2) if waiters[name] else None,
             "write_lock_waiting_share": round(sum(1 for w in waiters[name] if w) / len(waiters[name]), 3) if waiters[name] else None,
+            # Mean advertiser scopes held at once; with one advertiser that is the lock's
+            # busy share, and busy share / writes per second is the time a write holds it.
+            "write_lock_held_mean": round(sum(held[name]) / len(held[name]), 3) if held[name] else None,
         }
+        if held[name] and ok:
+            out[name]["write_lock_hold_ms_per_write"] = round(1000 * out[name]["write_lock_held_mean"] / (len(ok) / elapsed[name]), 1)
     one, many = out["one_advertiser"]["governed_writes_per_s"], out["distinct_advertisers"]["governed_writes_per_s"]
     out["ratio_distinct_over_one"] = round(many / one, 2) if one else None
     everything = [r for recs in records.values() for r in recs]
