@@ -577,6 +577,18 @@ def short_fields() -> list[Attempt]:
             token="ops",
             secrets=[_s("ghp_Tr5Yh9Uj3Ik7Ol1Pa4Sd8Fg2Hj6Kl0Zx3Cv7B")],
         ),
+        # A category named in event data: the tree's node names come from it.
+        Attempt(
+            "POST",
+            "/trigger",
+            {
+                "event_type": "strategy_execution",
+                "summary": "brand_A 美妆 直播间出价上调 10% 后 ROI 2.3",
+                "data": {"category": "AKIDm4Nb8Vc2Xz6Lk0Jh3Gf7Ds1Aq5Wp9Eo", "ROI": 2.3},
+                "source": "tool",
+            },
+            secrets=[_s("AKIDm4Nb8Vc2Xz6Lk0Jh3Gf7Ds1Aq5Wp9Eo")],
+        ),
     ]
 
 
