@@ -200,6 +200,25 @@ def _pages(store: dict[str, Any]) -> list[tuple[str, str]]:
     return pages
 
 
+def _page_parts(tab, name: str) -> list[str]:
+    """What the issue asks of the review pages: the consequence line on every kind of open item,
+    the reason column in the queue, the version-to-version diff on the memory page."""
+    if name.startswith("review-") and name != "review-open-queue":
+        lines = tab.locator("#review-consequence p").all_inner_texts()
+        if not lines or not all(line.strip() for line in lines):
+            return [f"consequence line {lines}"]
+    if name == "review-open-queue":
+        reasons = tab.locator("#result_list td.field-reason_column").all_inner_texts()
+        if not reasons or not all(r.strip() for r in reasons):
+            return [f"reason column {reasons}"]
+    if name == "memory-with-versions":
+        rows = tab.locator("#version-diff tbody tr").count()
+        changed = tab.locator("#version-diff .lingix-version-change .after").count()
+        if rows != 2 or changed != 1:
+            return [f"version diff: {rows} versions, {changed} changes shown"]
+    return []
+
+
 def _suggestion_columns(tab) -> list[str]:
     """The signal and the playbooks are read, not squeezed: each column at least 200 px wide."""
     found = []
@@ -255,6 +274,7 @@ def test_every_desk_page(live_server, store, lang):
             title = tab.locator("#content h1").all_inner_texts()
             if lang == "zh-Hans" and any("选择" in t or "来修改" in t for t in title):
                 problems.append(f"{name}: Django's list title {title}")
+            problems.extend(f"{name}: {p}" for p in _page_parts(tab, name))
             if name == "governance-suggestion-list":
                 problems.extend(f"{name}: {p}" for p in _suggestion_columns(tab))
             if name == "memories-category-list":
