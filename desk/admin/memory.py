@@ -24,7 +24,7 @@ from desk.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFil
 from desk.admin.list_cells import user_data
 from desk.admin.memory_list import MemoryListColumns
 from desk.admin.memory_versions import memory_versions
-from desk.admin.reasons import business_line_label
+from desk.admin.reasons import business_line_label, choice
 from governance.intake.selectors import memory_source
 from governance.models import MemoryEvent
 from governance.write.admin_edits import (
@@ -172,7 +172,11 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
 
     @admin.display(description=_("category"))
     def category_shown(self, obj):
-        return user_data(obj.category) if obj.category else "—"
+        if not obj.category:
+            return "—"
+        # A funnel write without a category files the memory under its trigger type's code.
+        label = choice(obj.category)
+        return label if label != obj.category else user_data(obj.category)
 
     @admin.display(description=_("business line"))
     def business_line_shown(self, obj):

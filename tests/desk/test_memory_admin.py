@@ -180,3 +180,18 @@ def test_filters_and_search(reviewer_client, l1_rule, l2_strategy, make_memory):
 def test_no_add_and_no_delete(operator_client, l2_strategy):
     assert operator_client.get(reverse("admin:memories_memory_add")).status_code == 403
     assert operator_client.get(reverse("admin:memories_memory_delete", args=[l2_strategy.pk])).status_code == 403
+
+
+def test_the_read_only_page_names_codes_and_marks_the_stores_words(reviewer_client, make_memory):
+    memory = make_memory(
+        "brand_A 医药OTC 冷启动期出价不超过 CPA 的 1.2 倍",
+        layer="L2",
+        advertiser="brand_A",
+        category="user_feedback",
+        business_line="medical",
+    )
+    page = reviewer_client.get(_change_url(memory), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    # A funnel write without a category files it under its trigger type; the desk names both codes.
+    assert "用户反馈" in page and "医药（OTC）" in page
+    assert "user_feedback" not in page and ">medical<" not in page
+    assert f'<div class="lingix-content" data-user-data>{memory.content}</div>' in page
