@@ -45,12 +45,17 @@ DENIED = re.compile(
 )
 
 
+# Words inside quotation marks are someone else's, quoted back: “好的，就这么办”——这是你替我说的吧.
+QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|\"[^\"]*\"")
+
+
 def assents(text: str) -> bool:
     """Whether these words say yes. A question, a what-if or a hedge never does, nor a
     confirmation that is quoted back or denied ("你说我同意了？", "I never agreed to that")."""
     if extract_claim(text).stance in UNSETTLED or DENIED.search(text):
         return False
-    return s.has(s.CONFIRMATION, text) or bool(USER_ASSENT.search(text))
+    own = QUOTED.sub(" ", text)
+    return s.has(s.CONFIRMATION, own) or bool(USER_ASSENT.search(own))
 
 
 def user_confirms(texts: list[str]) -> bool:
