@@ -1,5 +1,6 @@
 """A question never confirms, nor a confirmation quoted back: the user's turn after an
-assistant's suggestion says yes only in words of its own, outside quotation marks. The
+assistant's suggestion says yes only in words of its own, outside quotation marks, and
+only then is the suggestion written as the user's (user_confirmed). The
 real funnel (offline judge) on SQLite, through event_ingest with role-tagged turns."""
 
 import pytest
@@ -25,10 +26,12 @@ def _answer(ingest, reply):
         "真的要上调到 2.5 元吗？",
     ],
 )
-def test_a_quoted_or_questioned_confirmation_writes_nothing(ingest, no_sampled_audit, reply):
+def test_a_quoted_or_questioned_confirmation_does_not_confirm_the_suggestion(ingest, no_sampled_audit, reply):
     decision = _answer(ingest, reply)
-    assert decision.action == "REJECT", decision.reasons
-    assert not Memory.objects.exists()
+    # The user's own turn may be kept as what the user said; the suggestion is never
+    # credited to the user.
+    assert not Memory.objects.filter(source_attribution="user_confirmed").exists(), decision.reasons
+    assert not Memory.objects.filter(content__contains="起量更快").exists()
 
 
 @pytest.mark.parametrize("reply", ["好的，就按“冷启动方案B”来", "可以，就这么办"])
