@@ -2,7 +2,7 @@
 (PostgreSQL, several gunicorn workers, two qclusters), driven over HTTP, then audited.
 
     python -m bench.scale_out --json          # re-runs itself under scripts/with_postgres.py
-    python scripts/with_postgres.py -- python -m bench.scale_out --json   # the same, explicitly
+    python scripts/with_postgres.py -- python -m bench.scale_out --json --database-url-from-env   # the same, explicitly
     python -m bench.scale_out --sqlite --json # the same topology on one SQLite file, for comparison
 
 It migrates a throwaway database, loads the demo data, starts `--workers` gunicorn workers
@@ -962,6 +962,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-limit", type=int, default=30, help="requests per minute in the rate-limit phase (default 30)")
     parser.add_argument("--rate-clients", type=int, default=6, help="parallel clients racing one token (default 6)")
     parser.add_argument("--sqlite", action="store_true", help="run on a throwaway SQLite file instead of PostgreSQL")
+    parser.add_argument(
+        "--database-url-from-env",
+        action="store_true",
+        help="use the PostgreSQL server DATABASE_URL names (it is migrated and written to: a throwaway one only)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, access log)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -970,10 +975,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers, --clients, --rate-clients, --rate-limit and --visibility-writes must be at least 1, --seconds positive")
     if args.clients > len(WRITE_ADVERTISERS):
         parser.error(f"--clients is at most {len(WRITE_ADVERTISERS)}")
-    if not args.sqlite and not using_postgres():
-        # A throwaway PostgreSQL 18 + pgvector for the length of the run.
-        wrapper = [sys.executable, str(REPO / "scripts" / "with_postgres.py"), "--", sys.executable, "-m", "bench.scale_out", *argv]
-        return subprocess.call(wrapper, cwd=REPO)
+    if args.database_url_from_env and not using_postgres():
+        parser.error("--database-url-from-env needs DATABASE_URL=postgres://…")
+    if not args.sqlite and not args.database_url_from_env:
+        # A throwaway PostgreSQL 18 + pgvector for the length of the run; never the
+        # operator's database, whatever DATABASE_URL says.
+        bench = [sys.executable, "-m", "bench.scale_out", *argv, "--database-url-from-env"]
+        return subprocess.call([sys.executable, str(REPO / "scripts" / "with_postgres.py"), "--", *bench], cwd=REPO)
     say = Progress(args.quiet)
     result = run(args, say)
     emit(result, args.json, _render)
