@@ -390,6 +390,29 @@ def _write_integrity(records: list[dict[str, Any]], advertisers: list[str]) -> d
     }
 
 
+def _stage_times(advertisers: list[str]) -> dict[str, dict[str, Any]]:
+    """Mean and p95 of each funnel stage's own time (its trace's latency_ms) over the
+    events of these advertisers, in pipeline order, marking the stages that run inside
+    the write transaction and its scope locks (governance/funnel/pipeline.py: `local`)."""
+    from governance.funnel.commit import DEFAULT_PIPELINE
+    from governance.models import Trace
+
+    inside = {stage.__name__.removeprefix("stage_") for stage in DEFAULT_PIPELINE if getattr(stage, "local", False)}
+    times: dict[str, list[float]] = {}
+    rows = Trace.objects.filter(event__advertiser__in=advertisers).order_by("id").values_list("stage", "latency_ms")
+    for stage, latency in rows:
+        times.setdefault(stage, []).append(float(latency or 0.0))
+    return {
+        stage: {
+            "traces": len(values),
+            "mean_ms": round(sum(values) / len(values), 1),
+            "p95_ms": round(percentile(values, 95), 1),
+            "inside_write_lock": stage in inside,
+        }
+        for stage, values in times.items()
+    }
+
+
 def _postgres_leftovers() -> dict[str, int]:
     from django.db import connection
 
@@ -471,6 +494,7 @@ def _throughput(
     out["ratio_distinct_over_one"] = round(many / one, 2) if one else None
     everything = [r for recs in records.values() for r in recs]
     out["integrity"] = _write_integrity(everything, WRITE_ADVERTISERS[:clients])
+    out["stage_ms"] = _stage_times(WRITE_ADVERTISERS[:clients])
     return out
 
 
