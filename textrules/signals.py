@@ -420,6 +420,27 @@ HARD_CONSTRAINT = _rx(
     r"\bmax(?:imum)?\b",
     r"\bat most\b",
 )
+# What a statement does to whatever it is about, in closed-class words that carry to any
+# vertical or product name: it restricts it (只投, only), requires it (必须, must), allows
+# it (可以, allowed) or caps it. Forbidding is NEGATION, capping HARD_CONSTRAINT.
+DIRECTIVE = _rx(
+    r"只(?![是有好能怕])[\u4e00-\u9fff]",
+    r"仅(?![仅供])",
+    r"必须",
+    r"一定要",
+    r"务必",
+    r"都要",
+    r"都得",
+    r"可以",
+    r"允许",
+    r"\bonly\b",
+    r"\bexclusively\b",
+    r"\bmust\b",
+    r"\balways\b",
+    r"\b(?:has|have|need|needs) to\b",
+    r"\bcan\b",
+    r"\bis allowed\b",
+)
 DEVIATION = _rx(
     r"(?:低于|高于)(?:均值|预期|基线|平均)",
     r"\b(?:below|above) (?:the )?(?:average|baseline|expected)\b",

@@ -177,6 +177,13 @@ def _states_a_way_to_act(claim: Claim) -> bool:
     )
 
 
+def _directs(text: str) -> bool:
+    """Restricts, forbids, requires, allows or caps something: a way to act even when what
+    it acts on ("腰部达人", "4S店覆盖的城市", "cash prize screenshots") is in no lever's
+    vocabulary. "需调整出价" names a lever and nothing to do with it: not a direction."""
+    return s.has(s.DIRECTIVE, text) or s.has(s.NEGATION, text) or s.has(s.HARD_CONSTRAINT, text)
+
+
 def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     t = _text(c)
     stance, right_way, said_by = d.get("stance"), d.get("right_way"), d.get("said_by")
@@ -192,8 +199,9 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     claim = _claim_of(c)
     # An order or a correction is an attitude in any wording; so is a plain statement of what to do.
     settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
-    attitude = bool(stance or att_hits) or (settled and (claim.stance in {Stance.ORDER, Stance.CORRECTION} or _states_a_way_to_act(claim)))
-    action = bool(right_way or act_hits) or _states_a_way_to_act(claim)
+    way = _states_a_way_to_act(claim) or (settled and _directs(t))
+    attitude = bool(stance or att_hits) or (settled and (claim.stance in {Stance.ORDER, Stance.CORRECTION} or way))
+    action = bool(right_way or act_hits) or way
     return {
         "clear_attitude": (attitude and not hedges, f"stance={stance or att_hits[:2] or claim.stance} hedges={hedges[:2]}"),
         "concrete_action": (action, f"right_way={right_way or act_hits[:3] or sorted(claim.levers)}"),

@@ -178,3 +178,24 @@ def test_claims_are_backfilled_exported_and_imported(ingest):
     assert report.imported == 1, report.errors
     imported = Memory.objects.get(content="brand_B 美妆日预算3000元")
     assert imported.claim["stance"] == "order" and "junk" not in imported.claim
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "客户说：brand_toy_01 积木套装的直播只找亲子类主播合作",
+        "用户强调：brand_toy_01 儿童手表广告不要出现定位功能的截图",
+        "The client said brand_toy_02's board game ads can use player testimonials",
+        "brand_toy_02 wants holiday gift ads to run only on weekends, the client said",
+    ],
+)
+def test_a_user_statement_that_directs_is_kept_whatever_it_is_about(ingest, text):
+    # The objects (亲子类主播, 定位功能的截图, player testimonials) are in no lever's
+    # vocabulary; restricting, forbidding or allowing them is still a way to act.
+    decision = ingest(text, source="user", advertiser="brand_toy_01" if "toy_01" in text else "brand_toy_02")
+    assert decision.action == "WRITE", decision.reasons
+
+
+def test_naming_a_lever_without_what_to_do_is_not_a_direction(ingest):
+    decision = ingest("用户说：brand_toy_01 最近流量有变化，需调整出价", source="user", advertiser="brand_toy_01")
+    assert decision.action == "REJECT", decision.reasons
