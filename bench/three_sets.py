@@ -100,8 +100,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         sys.stderr.write(f"bench.three_sets: error: {exc}\n")
         return 2
-    if "default" not in named:
-        named = {"default": {}, **named}
     variants = list(named)
     progress = Progress(args.quiet)
     started = time.perf_counter()

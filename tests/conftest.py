@@ -300,6 +300,7 @@ SLOW_MODULES = frozenset(
         "tests/api/test_log_redaction.py",
         "tests/api/test_mcp.py",
         "tests/bench/test_benches.py",
+        "tests/bench/test_conversational_sets.py",
         "tests/governance/lifecycle/test_overlapping_runs.py",
         "tests/governance/test_funnel_labelled_set.py",
         "tests/memories/test_search_threads.py",
