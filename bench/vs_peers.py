@@ -11,7 +11,10 @@ conversation at a time, top 10:
   project's keyword index reads (memories/search/tokens.py), space-separated;
 - cosine: an exact float32 scan of the stored vectors (what mem0 OSS does offline);
 - LanceDB hybrid: flat (exact) cosine plus its native full-text search, fused by its
-  default reciprocal-rank reranker.
+  default reciprocal-rank reranker;
+- the same two (`bm25_native`, `lancedb_hybrid_native`) with LanceDB's own default
+  tokenizer (English stemming, stop words out) over the raw turn text and question, the
+  way a LanceDB user would set it up: it splits no Chinese, but stems English.
 
 Per question, the difference of recall@k between the project and each peer is
 bootstrapped (resampling questions) into a 95% confidence interval. Recall@5 and @10 are
@@ -34,7 +37,7 @@ from typing import Any
 from bench._common import Progress, emit, setup_throwaway_django
 from bench.locomo import CATEGORIES, DEFAULT_DATA, KS, TurnFormat, advertiser_for, bench_ranking, build_store, load_locomo
 
-SYSTEMS = ("project", "bm25", "cosine", "lancedb_hybrid")
+SYSTEMS = ("project", "bm25", "cosine", "lancedb_hybrid", "bm25_native", "lancedb_hybrid_native")
 PEERS = SYSTEMS[1:]
 
 
@@ -52,6 +55,7 @@ def _lance_table(rows: list[tuple], workdir: Path):
         {
             "id": pa.array([r[0] for r in rows], type=pa.int64()),
             "tokens": pa.array([fts_document(r[1]) for r in rows]),
+            "text": pa.array([r[1] for r in rows]),
             "advertiser": pa.array([r[2] for r in rows], type=pa.string()),
             "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), matrix.shape[1]),
         }
@@ -59,6 +63,7 @@ def _lance_table(rows: list[tuple], workdir: Path):
     db = lancedb.connect(str(workdir / "lance"))
     tbl = db.create_table("turns", data=table)
     tbl.create_fts_index("tokens", base_tokenizer="whitespace", lower_case=True, stem=False, remove_stop_words=False, ascii_folding=False)
+    tbl.create_fts_index("text")
     return tbl
 
 
@@ -76,14 +81,14 @@ def bootstrap_ci(diff: list[float], resamples: int, seed: int = 7) -> dict[str, 
 def render(doc: dict[str, Any]) -> str:
     lines = [f"LoCoMo side by side: {doc['questions']} questions, {doc['turns']} turns, {doc['conversations']} conversations"]
     cats = list(doc["systems"]["project"]["by_category"])
-    lines.append(f"{'system':16} {'R@5':>6} {'R@10':>6}  " + "  ".join(f"{c[:14]:>14}" for c in cats) + "   (R@5/R@10)")
+    lines.append(f"{'system':22} {'R@5':>6} {'R@10':>6}  " + "  ".join(f"{c[:14]:>14}" for c in cats) + "   (R@5/R@10)")
     for name, row in doc["systems"].items():
         per = "  ".join(f"{row['by_category'][c]['recall@5']:.3f}/{row['by_category'][c]['recall@10']:.3f}".rjust(14) for c in cats)
-        lines.append(f"{name:16} {row['overall']['recall@5']:6.3f} {row['overall']['recall@10']:6.3f}  {per}")
+        lines.append(f"{name:22} {row['overall']['recall@5']:6.3f} {row['overall']['recall@10']:6.3f}  {per}")
     lines.append("project minus peer, per question, mean [95% bootstrap CI]:")
     for peer, by_k in doc["differences"].items():
         cells = "  ".join(f"R@{k[7:]} {d['mean']:+.3f} [{d['ci95_low']:+.3f}, {d['ci95_high']:+.3f}]" for k, d in by_k.items())
-        lines.append(f"  vs {peer:16} {cells}")
+        lines.append(f"  vs {peer:22} {cells}")
     return "\n".join(lines)
 
 
@@ -174,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
             "lancedb_hybrid": lance_ids(table.search(query_type="hybrid", fts_columns="tokens").vector(vector).text(text), advertiser)
             if text
             else ids[order].tolist(),
+            "bm25_native": lance_ids(table.search(q.question, query_type="fts", fts_columns="text"), advertiser),
+            "lancedb_hybrid_native": lance_ids(
+                table.search(query_type="hybrid", fts_columns="text").vector(vector).text(q.question), advertiser
+            ),
         }
         gold = set(q.evidence)
         for name, found in ranked.items():
