@@ -44,7 +44,7 @@ def _lance_table(rows: list[tuple], key: str, progress: Progress):
     if "memories" in db.table_names():
         existing = db.open_table("memories")
         # A run stopped while indexing leaves a table without all three indexes: rebuild it.
-        if len(existing.list_indices()) >= 3:
+        if len(list(existing.list_indices())) >= 3:
             return existing
         db.drop_table("memories")
     progress(f"building the LanceDB table for {len(rows)} memories (IVF-PQ, FTS, bitmap)")
