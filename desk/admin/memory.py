@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from desk.admin.claims import claim_of, claim_rows
 from desk.admin.entities import memory_entities
 from desk.admin.filters import AdvertiserFilter, BusinessLineFilter, CategoryFilter
-from desk.admin.list_cells import user_data
+from desk.admin.list_cells import clamped, user_data
 from desk.admin.memory_list import MemoryListColumns
 from desk.admin.memory_versions import memory_versions
 from desk.admin.reasons import business_line_label, choice
@@ -224,7 +224,9 @@ class MemoryAdmin(MemoryListColumns, admin.ModelAdmin):
     def category_path(self, obj):
         if not obj.category_node_id:
             return "—"
-        return format_html('<span class="lingix-nowrap" data-user-data>{}</span>', obj.category_node.path)
+        # Stored paths have no length bound: two lines at most, broken between levels, so a deep
+        # path cannot push the list past the window.
+        return clamped(obj.category_node.path, css="lingix-path", data=True)
 
     @admin.display(description=_("kind"), ordering="kind")
     def kind_shown(self, obj):

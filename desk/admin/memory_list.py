@@ -26,10 +26,12 @@ class MemoryListColumns:
     def scope(self, obj):
         who = obj.advertiser or gettext("global")
         if obj.business_line:
+            # A business line's label is a phrase ("consumer electronics (3C)"): on one line it
+            # widened the column past the window in English, so it wraps to two lines at most.
             return format_html(
-                '<span class="lingix-nowrap">{}</span><div class="quiet lingix-nowrap">{}</div>',
+                '<span class="lingix-nowrap">{}</span>{}',
                 who,
-                business_line_label(obj.business_line),
+                clamped(business_line_label(obj.business_line), css="quiet lingix-scope-line"),
             )
         return format_html('<span class="lingix-nowrap">{}</span>', who)
 
