@@ -373,33 +373,44 @@ _SWEPT: tuple[type[models.Model], ...] = (
 )
 
 
+# Needles per query: SQLite refuses an expression of more than 1,000 terms, and an
+# advertiser's erase can bring hundreds of needles in two written forms each.
+SWEEP_BATCH = 100
+
+
+def _batches(forms: set[str]) -> list[list[str]]:
+    ordered = sorted(forms)
+    return [ordered[i : i + SWEEP_BATCH] for i in range(0, len(ordered), SWEEP_BATCH)]
+
+
+def _any_contains(lookups: tuple[str, ...], forms: list[str]) -> Q:
+    match = Q(pk__in=[])
+    for n in forms:
+        for lookup in lookups:
+            match |= Q(**{f"{lookup}__contains": n})
+    return match
+
+
 def _sweep(words: list[str], marker: str) -> None:
     needles = _needles(words)
     if not needles:
         return
-    # The admin log's change message is JSON text written with ensure_ascii.
-    quoted = Q(pk__in=[])
-    for n in {n for needle in needles for n in (needle, json.dumps(needle)[1:-1])}:
-        quoted |= Q(object_repr__contains=n) | Q(change_message__contains=n)
-    LogEntry.objects.filter(quoted).update(object_repr=marker, change_message="")
+    # JSON (the admin log's change message, JSONFields on SQLite) is stored escaped.
+    escaped = {n for needle in needles for n in (needle, json.dumps(needle)[1:-1])}
+    for batch in _batches(escaped):
+        LogEntry.objects.filter(_any_contains(("object_repr", "change_message"), batch)).update(object_repr=marker, change_message="")
     for model in _SWEPT:
         for f in model._meta.concrete_fields:
             if not isinstance(f, (models.TextField, models.JSONField)):
                 continue
             if isinstance(f, models.JSONField):
-                # JSON is stored escaped (ensure_ascii) on SQLite and as written on PostgreSQL.
-                forms = {n for needle in needles for n in (needle, json.dumps(needle)[1:-1])}
-                qs = model.objects.annotate(_as_text=Cast(f.name, output_field=TextField()))
-                match = Q()
-                for n in forms:
-                    match |= Q(_as_text__contains=n)
+                qs, lookups, forms = model.objects.annotate(_as_text=Cast(f.name, output_field=TextField())), ("_as_text",), escaped
             else:
-                qs, match = model.objects.all(), Q()
-                for n in needles:
-                    match |= Q(**{f"{f.name}__contains": n})
-            for row in qs.filter(match).only("pk", f.name):
-                value = getattr(row, f.name)
-                model.objects.filter(pk=row.pk).update(**{f.name: _scrubbed(value, needles, marker)})
+                qs, lookups, forms = model.objects.all(), (f.name,), set(needles)
+            for batch in _batches(forms):
+                for row in qs.filter(_any_contains(lookups, batch)).only("pk", f.name):
+                    value = getattr(row, f.name)
+                    model.objects.filter(pk=row.pk).update(**{f.name: _scrubbed(value, needles, marker)})
     _task_results(needles, marker)
 
 

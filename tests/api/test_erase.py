@@ -131,3 +131,18 @@ def test_the_admin_action_asks_for_confirmation_then_erases(written, admin_clien
     assert done.status_code == 302
     assert not Memory.objects.filter(pk=written.pk).exists()
     assert Tombstone.objects.get(memory_id=written.pk).erased_by == "admin:admin"
+
+
+def test_erasing_an_advertiser_with_hundreds_of_memories_sweeps_in_batches(written, cli):
+    # Each memory's words become needles in two written forms: one OR over all of them
+    # would pass SQLite's limit of 1,000 terms in an expression.
+    from memories.storage import memory_create
+
+    for i in range(300):
+        memory_create(
+            content=f"brand_A 第{i}号门店 storeK{i:03d}x 周末晚间出价上调 {i % 9 + 1}%", layer="L2", advertiser="brand_A", embed=False
+        )
+    code, body, err = cli("erase", "--advertiser", "brand_A", "--reason", "客户解约，全部删除", "--json")
+    assert code == 0, err
+    assert body["erased"] == 301
+    assert not Memory.objects.filter(advertiser="brand_A").exists()
