@@ -3,6 +3,11 @@ CJK-aware tokens (GIN), and pgvector cosine distance (HNSW for 384-d vectors).""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
 from django.db import connection
 
@@ -10,6 +15,8 @@ from memories.search.backends import Others
 from memories.search.filters import SearchFilter
 from memories.search.fts import filter_sql
 from memories.search.tokens import query_tokens
+
+T = TypeVar("T")
 
 HNSW_DIMENSION = 384
 # The HNSW candidate list a search walks (pgvector's hnsw.ef_search), the smallest
@@ -95,6 +102,29 @@ def vectors_for(memory_ids: list[int], *, model_name: str, dimension: int) -> di
         return {int(mid): np.frombuffer(bytes(blob), dtype=np.float32) for mid, blob in cursor.fetchall()}
 
 
+# The store's mean vector and bm25's corpus figures move slowly, and each is a scan of the
+# whole table: a process keeps them this many seconds. Not inside a transaction, whose own
+# writes (and a test's rolled-back ones) must not outlive it.
+CORPUS_TTL_S = 60.0
+_corpus_lock = threading.Lock()
+_corpus: dict[tuple[Any, ...], tuple[float, Any]] = {}
+
+
+def _cached(key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+    if connection.in_atomic_block:
+        return compute()
+    key = (connection.settings_dict["NAME"], *key)
+    now = time.monotonic()
+    with _corpus_lock:
+        hit = _corpus.get(key)
+        if hit is not None and now - hit[0] < CORPUS_TTL_S:
+            return cast(T, hit[1])
+    value = compute()
+    with _corpus_lock:
+        _corpus[key] = (now, value)
+    return value
+
+
 # FTS5's bm25 constants, so one relevance floor means the same on both databases.
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -111,7 +141,7 @@ def bm25_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
         return {}
     sql = f"""
         WITH q AS (SELECT DISTINCT lexeme FROM unnest(to_tsvector('english', %s))),
-        stats AS (SELECT count(*)::float AS n, greatest(avg(length(search_tsv)), 1)::float AS avgdl FROM memories_memory),
+        stats AS (SELECT %s::float AS n, %s::float AS avgdl),
         df AS (
             SELECT q.lexeme, (SELECT count(*) FROM memories_memory m WHERE m.search_tsv @@ quote_literal(q.lexeme)::tsquery)::float AS df
             FROM q
@@ -127,14 +157,26 @@ def bm25_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
         WHERE m.id = ANY(%s)
         GROUP BY m.id
     """
+    n, avgdl = _cached(("corpus",), _corpus_figures)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [" ".join(tokens), list(memory_ids)])
+        cursor.execute(sql, [" ".join(tokens), n, avgdl, list(memory_ids)])
         return {int(mid): float(score) for mid, score in cursor.fetchall()}
+
+
+def _corpus_figures() -> tuple[float, float]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), greatest(avg(length(search_tsv)), 1) FROM memories_memory")
+        n, avgdl = cursor.fetchone()
+    return float(n), float(avgdl)
 
 
 def mean_vector(*, model_name: str, dimension: int) -> np.ndarray | None:
     """The mean of the stored vectors of one model: the centre a query's cosine to the
     store is measured from (what the in-process index keeps on SQLite)."""
+    return _cached(("mean", model_name, dimension), lambda: _mean_vector(model_name, dimension))
+
+
+def _mean_vector(model_name: str, dimension: int) -> np.ndarray | None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT avg(embedding_vec::vector({int(dimension)}))::text FROM memories_memory "

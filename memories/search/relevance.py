@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memories.search.backends import get_search_backend
+from memories.search.query import prepare_query
 
 SEMANTIC_WEIGHT = 5.0
 LENGTH_ANCHOR = 500
@@ -69,7 +70,6 @@ def hit_relevance(*, keyword: float, cosine: float, background: float, length: i
 def query_background(query: str) -> float | None:
     """The query's cosine to the mean stored vector, or None when no vector is stored."""
     from memories.embeddings.query_cache import embed_query_cached
-    from memories.search.query import prepare_query
 
     centre = get_search_backend().centre()
     if centre is None:
@@ -92,7 +92,9 @@ def relevance_of(
     cosines = [float(r.explain.get("vector", 0.0)) for r in results]
     if background is None:
         background = min(cosines)
-    bm25 = get_search_backend().bm25(query, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
+    # The text the keyword arm searched (question words dropped), so both databases score alike.
+    keyword_query = prepare_query(query).keyword_text
+    bm25 = get_search_backend().bm25(keyword_query, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
     per_hit = tuple(
         hit_relevance(keyword=bm25.get(r.memory.id, 0.0), cosine=cosine, background=background, length=len(r.memory.content), anchor=anchor)
         for r, cosine in zip(results, cosines, strict=True)
