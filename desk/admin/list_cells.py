@@ -3,6 +3,7 @@ hover, and times in the configured zone with the zone named."""
 
 from __future__ import annotations
 
+import html
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +18,13 @@ def clamped(text: str, *, lines: int = 2, css: str = "", data: bool = False) -> 
     text = text or ""
     mark = mark_safe(" data-user-data") if data else ""
     # The hover title is plain text, whatever marks the shown text carries.
-    return format_html('<div class="lingix-clamp lingix-clamp-{} {}" title="{}"{}>{}</div>', lines, css, strip_tags(text), mark, text)
+    return format_html('<div class="lingix-clamp lingix-clamp-{} {}" title="{}"{}>{}</div>', lines, css, plain_text(text), mark, text)
+
+
+def plain_text(text: str) -> str:
+    """Markup the desk made (a SafeString) as the words it shows; anything else is already
+    plain, and stripping "tags" from it would eat a user's "a<b … c>d"."""
+    return html.unescape(strip_tags(text)) if isinstance(text, SafeString) else text
 
 
 def user_data(text: Any) -> SafeString:

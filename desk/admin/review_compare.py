@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.html import strip_tags
 from django.utils.translation import gettext
 
 from desk.admin.claims import claim_of, claim_rows, detail_shown, facet_label, matched_shown, relation_between, relation_label
 from desk.admin.diff import diff_html
+from desk.admin.list_cells import plain_text
 from desk.admin.reasons import review_reasons_shown
 from governance.models import ReviewItem
 from memories.constants import Status
@@ -37,7 +37,7 @@ def review_candidate_text(item: ReviewItem) -> str:
         return item.memory.content
     if item.event is not None:
         return item.event.summary or item.event.raw_text
-    return strip_tags("; ".join(review_reasons_shown(item)))
+    return "; ".join(plain_text(reason) for reason in review_reasons_shown(item))
 
 
 def review_conflict_target(item: ReviewItem) -> Memory | None:
