@@ -431,14 +431,15 @@ DIRECTIVE = _rx(
     r"务必",
     r"都要",
     r"都得",
-    r"可以",
+    # "可以投" allows; "效果还可以", "可以的" judge or agree.
+    r"(?<![还挺也都])可以(?![的了吧吗啊呀])",
     r"允许",
     r"\bonly\b",
     r"\bexclusively\b",
     r"\bmust\b",
-    r"\balways\b",
     r"\b(?:has|have|need|needs) to\b",
-    r"\bcan\b",
+    # "can use testimonials" allows; "we can see CTR fell" reports.
+    r"\bcan (?!see\b|tell\b|say\b|be\b|help\b|check\b|look\b)",
     r"\bis allowed\b",
 )
 DEVIATION = _rx(

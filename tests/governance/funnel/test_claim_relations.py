@@ -199,3 +199,15 @@ def test_a_user_statement_that_directs_is_kept_whatever_it_is_about(ingest, text
 def test_naming_a_lever_without_what_to_do_is_not_a_direction(ingest):
     decision = ingest("用户说：brand_toy_01 最近流量有变化，需调整出价", source="user", advertiser="brand_toy_01")
     assert decision.action == "REJECT", decision.reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用户说：brand_toy_01 这批积木素材效果还可以",
+        "The user said we can see brand_toy_02's CTR fell last week",
+    ],
+)
+def test_a_judgement_or_a_report_is_not_a_direction(ingest, text):
+    decision = ingest(text, source="user", advertiser="brand_toy_01" if "toy_01" in text else "brand_toy_02")
+    assert decision.action == "REJECT", decision.reasons
