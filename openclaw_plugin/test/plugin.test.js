@@ -186,7 +186,7 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     const event = {
       success: true,
       messages: [
-        { role: "user", content: [{ type: "text", text: "<lingix-memory>\n- [L1 core rule] 旧规则\n</lingix-memory>\n用户纠正：brand_A 医药OTC类目新计划出价不要超过1.6元" }] },
+        { role: "user", content: [{ type: "text", text: "<lingix-memory>\n- [L1 core rule] 旧规则\n</lingix-memory>\n用户纠正：brand_A 维生素品类搜索广告的出价不要超过1.6元" }] },
         { role: "assistant", content: [{ type: "text", text: "好的，已记录。" }] },
       ],
     };
@@ -197,7 +197,7 @@ describe("against the live server", { skip: !live && "LINGIX_BASE_URL/LINGIX_KEY
     assert.equal(again.event_id, decision.event_id);
     assert.equal(again.replayed, true);
     const ops = load({ apiKey: KEY_OPS });
-    const found = await ops.tools.get("lingix_memory_search").execute("t6", { query: "医药OTC 新计划 出价 1.6元", advertiser: "brand_A" });
+    const found = await ops.tools.get("lingix_memory_search").execute("t6", { query: "维生素 搜索广告 出价 1.6元", advertiser: "brand_A" });
     const stored = found.details.results.find((r) => r.id === decision.memory_id);
     assert.ok(stored, "the captured statement is searchable");
     assert.ok(!stored.content.includes("lingix-memory"), stored.content);
