@@ -49,7 +49,9 @@ class Relation:
         return {"relation": self.kind, "signal": self.signal, "detail": self.detail, "matched": list(self.matched)}
 
 
-_SCOPE_FROM_STRUCTURE = {str(Facet.VALUE), str(Facet.ADVERTISER)}
+# Refinements the words do tell apart: one more number for the lever, or an advertiser's
+# memory beside a global one (narrower by its credential).
+_TOLD_APART = {str(Facet.VALUE), str(Facet.ADVERTISER)}
 
 
 def _shares_more_than_advertiser(found: Relation) -> bool:
@@ -91,12 +93,11 @@ def relate(
         return Relation(DUPLICATE, str(Facet.TEXT), found.detail, found.matched)
     if found.kind == DUPLICATE and wording < WORDING_DUPLICATE and cosine < related_cosine - CONTRADICTION_MARGIN:
         return Relation(COMPATIBLE, str(Facet.TEXT), found.detail, found.matched)
-    if found.kind == REFINEMENT and found.signal not in _SCOPE_FROM_STRUCTURE and _shares_more_than_advertiser(found):
+    if found.kind == REFINEMENT and found.signal not in _TOLD_APART and _shares_more_than_advertiser(found):
         # Something in common, and a part of the subject or a condition named on one side only:
         # "新款SUV" beside "SUV" is as often the same statement reworded as a narrower one,
         # and the words cannot tell which. Writing it beside would keep a repeat; a person
-        # decides instead. Sharing only the advertiser, there is no rule to repeat; and an
-        # advertiser's memory beside a global one is narrower by its credential, not by words.
+        # decides instead. Sharing only the advertiser, there is no rule to repeat.
         found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
     if found.kind == AMBIGUOUS and not found.matched and cosine < related_cosine:
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
