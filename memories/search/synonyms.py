@@ -37,7 +37,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("禁用词", "绝对化用语", "违禁词", "banned words"),
     ("资质", "批文", "审查批准文号", "版号", "license"),
     ("复盘", "review", "总结"),
-    ("达人", "KOL", "博主", "达人测评"),
+    ("达人", "KOL", "博主", "达人测评", "influencer", "influencers"),
 )
 
 _INDEX: dict[str, tuple[str, ...]] = {}

@@ -82,3 +82,22 @@ def test_length_norm_damps_only_entries_longer_than_the_anchor():
     short = hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=300)
     long = hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=2000)
     assert long < short and hit_relevance(keyword=5.0, cosine=0.9, background=0.85, length=2000, anchor=None) == short
+
+
+def test_a_concept_counts_when_the_note_carries_it_under_another_name_only():
+    from memories.search.relevance import concepts_carried, query_concepts
+
+    concepts = query_concepts("Did influencer seeding help the beauty launch?")
+    assert concepts_carried(concepts, "brand_B 美妆新品首发期用达人种草+信息流组合投放") == 1
+    # The same name in both is bm25's evidence already, and a note without the concept has none.
+    assert concepts_carried(query_concepts("达人种草效果怎么样"), "达人种草+信息流") == 0
+    assert concepts_carried(concepts, "brand_A 感冒药冷启动出价") == 0
+
+
+@pytest.mark.django_db
+def test_english_question_about_a_note_written_in_chinese_clears_the_floor(demo_memories, operator_token):
+    # No word is shared with 达人种草 (bm25 0) and the cross-language cosine sits in the
+    # off-topic band; the synonym table's English name carries it over the floor.
+    body = operator_token.post("/recall", {"query": "Did influencer seeding work for brand_B's new beauty launch?"}).json()
+    assert body["skipped"] is None and body["relevance"]["best"] >= body["relevance"]["floor"]
+    assert {13, 32} & {m["id"] for m in body["memories"]}
