@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django.contrib import admin
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber, Substr
 from django.urls import reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -41,15 +43,18 @@ def category_tree(nodes: list[Category]) -> list[TreeNode]:
     by_id = {
         node.pk: TreeNode(node, reverse("admin:memories_memory_changelist") + "?" + urlencode({"category": node.pk})) for node in nodes
     }
+    # The database picks each node's first few and cuts the text: a big tree does not bring
+    # every memory's whole content into the page.
+    rank = Window(RowNumber(), partition_by=F("category_node_id"), order_by=(F("importance").desc(), F("created_at").desc()))
     own = (
         Memory.objects.filter(category_node_id__in=list(by_id), status=Status.ACTIVE)
-        .order_by("category_node_id", "-importance", "-created_at")
-        .values_list("category_node_id", "abstract_line", "content")
+        .annotate(rank=rank, head=Substr("content", 1, 60))
+        .filter(rank__lte=POINTS_PER_NODE)
+        .order_by("category_node_id", "rank")
+        .values_list("category_node_id", "abstract_line", "head")
     )
-    for node_id, line, content in own:
-        points = by_id[node_id].points
-        if len(points) < POINTS_PER_NODE:
-            points.append(line or content[:60])
+    for node_id, line, head in own:
+        by_id[node_id].points.append(line or head)
     roots: list[TreeNode] = []
     for tree_node in by_id.values():
         parent_id = tree_node.category.parent_id

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from desk.admin.list_cells import user_data
 from desk.admin.reasons import get_language_is_zh
 from memories.models import Memory
-from textrules.claims import Claim, Facet, Lever, Quantity, Stance, extract_claim, relate_claims
+from textrules.claims import Claim, Facet, Lever, Quantity, RelationKind, Stance, extract_claim, relate_claims
 from textrules.reasons import WORDS
 
 LEVER_LABELS = {
@@ -262,12 +262,15 @@ def relation_between(candidate: Claim, target: Claim) -> dict[str, Any]:
     }
 
 
+# Keyed by the enum; a relation stored as its plain string finds the same entry.
+RELATION_LABELS: dict[str, Any] = {
+    RelationKind.DUPLICATE: _("duplicate"),
+    RelationKind.CONTRADICTION: _("contradiction"),
+    RelationKind.REFINEMENT: _("refinement"),
+    RelationKind.COMPATIBLE: _("compatible"),
+    RelationKind.AMBIGUOUS: _("unclear subject"),
+}
+
+
 def relation_label(relation: str) -> str:
-    labels = {
-        "duplicate": _("duplicate"),
-        "contradiction": _("contradiction"),
-        "refinement": _("refinement"),
-        "compatible": _("compatible"),
-        "ambiguous": _("unclear subject"),
-    }
-    return str(labels.get(relation, relation))
+    return str(RELATION_LABELS.get(relation, relation))

@@ -14,11 +14,12 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.claims import METRIC_LABELS, detail_shown, facet_label, matched_shown, metric_label
+from desk.admin.claims import METRIC_LABELS, RELATION_LABELS, detail_shown, facet_label, matched_shown, metric_label
 from desk.admin.list_cells import user_data
 from desk.admin.reasons import business_line_label, choice, get_language_is_zh, provider_label, reasons_shown, review_reasons_shown
 from governance.constants import TriggerType
 from governance.funnel.trigger_schemas import field_rows
+from judges.base import RelationSource
 from textrules.reasons import stored_reasons
 
 MAX_DEPTH = 4
@@ -187,7 +188,7 @@ KEY_LABELS = {
 }
 
 # Who read the relation between two claims (judges.base.RelationSource).
-RELATION_SOURCES = {"offline": _("the offline rules"), "model": _("the model")}
+RELATION_SOURCES = {RelationSource.OFFLINE: _("the offline rules"), RelationSource.MODEL: _("the model")}
 
 # Lists of field names: each shown as its label.
 NAMED_KEYS = {"fields", "unknown_keys", "invalid_keys", "missing", "present"}
@@ -203,11 +204,7 @@ VALUE_LABELS = {
     "inconsistent": _("inconsistent"),
     "no_data": _("no data to check"),
     "match_once": _("matched once"),
-    "compatible": _("compatible"),
-    "contradiction": _("contradiction"),
-    "duplicate": _("duplicate"),
-    "refinement": _("refinement"),
-    "ambiguous": _("unclear subject"),
+    **RELATION_LABELS,
     "claims": _("the claims"),
     "wording": _("the wording"),
     "semantic": _("semantic"),
@@ -218,10 +215,7 @@ VALUE_LABELS = {
     "eligible": _("eligible"),
     "proposed": _("proposed"),
     "waiting": _("waiting"),
-    "core": _("core"),
-    "working": _("working"),
-    "peripheral": _("peripheral"),
-}
+}  # tiers and other model choices are read from their enums (desk.admin.reasons.choice)
 
 
 @lru_cache(maxsize=1)
