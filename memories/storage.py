@@ -223,8 +223,9 @@ def storage_secure_delete() -> None:
 def memories_delete(*, memory_ids: Iterable[int]) -> int:
     """Delete these memory rows with their version links and derivations; rows that point
     at them (events, traces, review items) keep a NULL, links and relations go with them.
-    The FTS delete trigger drops their index entries, the search-state trigger bumps the
-    epoch so every process reloads its vectors."""
+    The FTS delete trigger drops their index entries; the search-state trigger moves the
+    generation and logs the ids, so every process drops them from its vector index and
+    the shared vector file's slots are zeroed (memories/search/vectors.py)."""
     ids = sorted({int(i) for i in memory_ids})
     if not ids:
         return 0
@@ -252,6 +253,11 @@ def storage_compact() -> dict[str, Any]:
         return {"vendor": connection.vendor, "vacuumed": False, "wal_truncated": False}
     if connection.in_atomic_block:
         return {"vendor": "sqlite", "vacuumed": False, "wal_truncated": False, "note": "inside a transaction"}
+    # The shared vector file beside the database holds a float32 copy of every vector: a
+    # refresh of this process's index zeroes the slots of the rows just deleted.
+    from memories.search.vectors import vector_index
+
+    vector_index.refresh()
     out: dict[str, Any] = {"vendor": "sqlite"}
     with connection.cursor() as cursor:
         try:

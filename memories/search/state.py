@@ -1,7 +1,9 @@
 """The search state (memories_searchstate: generation, epoch) and caches keyed by it.
 
 On SQLite, triggers bump `generation` whenever a row search reads changes (a memory's
-searched columns, an entity, an entity link, a relation) and `epoch` on every memory delete.
+searched columns, an entity, an entity link, a relation, a memory delete: migration 0010
+logs the deleted id under its generation). `epoch` no longer moves on a delete; a new
+epoch still means "reload everything" to the vector index.
 So a value derived from those tables stays right for as long as the committed state is the
 one it was computed under, in every process: that is how the vector index (vectors.py)
 decides what to reload, and what `StateCache` offers the keyword plan and the entity arm.

@@ -1,4 +1,4 @@
-"""Cosine search over an in-process matrix of normalised float32 vectors.
+"""Cosine search over the normalised float32 vectors of every memory.
 
 A search reads few bytes: a one-bit-per-dimension sign code of every row (48 bytes for
 384 dimensions, a 32nd of the float32 row) ranks the rows in scope by Hamming distance,
@@ -8,30 +8,51 @@ vectorised XOR + popcount sweeps. Rows are indexed by advertiser, so a scoped se
 touches only its advertisers' rows and the global ones. `search(..., exact=True)` is the
 plain float32 scan, kept as the reference the fast path is measured against.
 
-Every process keeps one `VectorIndex`. Before each search it reads the one-row search
-state (generation, epoch) kept by triggers: a new generation means rows changed and only
-those rows (search_rev > last seen) are reloaded; a new epoch (a delete) means a full
-reload. So writes from another process (web, qcluster, CLI) are seen on the next search.
-The structured filter is evaluated with numpy on metadata arrays held beside the matrix.
+One index per machine, not per process. On a SQLite file database the float32 vectors
+(1.5 KB of the about 1.6 KB a row costs) live in `<database>.vectors`, which every process
+maps read-only and shares through the page cache (memories/search/vector_file.py: layout,
+locking, and why a slower process never writes an older vector over a newer one). Each
+process keeps only what is small and its own: the metadata arrays the structured filter
+reads (status, expiry, advertiser, business line, layer, importance, creation time: about
+45 bytes a row), the sign codes (48 bytes a row, centred on this process's mean vector,
+which is why they are not in the file: a shared centre would have to be agreed and
+the codes rewritten whenever it moved) and the row of each id. A ':memory:' or
+shared-cache test database has no file to put beside it: there the vectors stay in the
+process (`LocalVectors`), as they do if the file cannot be opened.
+
+Before each search the index reads the one-row search state (generation, epoch) kept by
+triggers. A new generation means rows changed: the rows with search_rev above the last
+generation seen are read with their vectors (written to the file by whichever process
+reads them first), and the memories deleted since are read from the deletion log the
+delete trigger fills (migration 0010) and dropped, their slots zeroed; nothing is reloaded
+in full. A full load happens on a process's first search, a new epoch, a generation that
+went back (a restored database), another embedding model or dimension, or a file replaced,
+removed or cut short; it reads the metadata and only the vectors the file does not hold.
+Writes from another process (web, qcluster, CLI) are seen on the next search.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
 
 import numpy as np
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from memories.constants import LAYER_CODES, Status
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
 from memories.search.fts import organised_ids
 from memories.search.state import read_search_state
+from memories.search.vector_file import LocalVectors, SharedVectors, shared_path
+
+logger = logging.getLogger(__name__)
 
 _NO_EXPIRY = np.inf
 _GLOBAL = -1
@@ -45,15 +66,21 @@ _GLOBAL = -1
 SHORTLIST_MIN = 4000
 SHORTLIST_PER_RESULT = 64
 _COLUMNS = (
-    "SELECT id, embedding, embedding_model, embedding_dim, status, expires_at, advertiser, business_line, layer, importance, created_at "
+    "SELECT id, search_rev, {blob}, embedding IS NOT NULL AND embedding_model = %s AND embedding_dim = %s, "
+    "status, expires_at, advertiser, business_line, layer, importance, created_at "
 )
-_PER_ROW = ("matrix", "has_vector", "active", "expires", "advertiser", "business_line", "layer", "importance", "created")
+_PER_ROW = ("has_vector", "active", "expires", "advertiser", "business_line", "layer", "importance", "created")
+_FIELDS = ("ids", *_PER_ROW)
+# Rows converted, vectors read or scored at a time: bounds what a load or an exact scan
+# holds in this process (a 16 MB slice of the vectors at 384 dimensions).
+_CHUNK = 10_000
+# Deleted rows are taken out of the arrays once there are this many (or a 16th of the rows).
+_COMPACT_MIN = 4096
 
 
 @dataclass
 class _Rows:
     ids: np.ndarray
-    matrix: np.ndarray
     has_vector: np.ndarray
     active: np.ndarray
     expires: np.ndarray
@@ -63,6 +90,33 @@ class _Rows:
     # Ranking metadata, so fusion needs no extra query (both columns bump search_rev).
     importance: np.ndarray
     created: np.ndarray
+
+
+def _empty_rows() -> _Rows:
+    empty = np.zeros(0)
+    return _Rows(
+        ids=empty.astype(np.int64),
+        has_vector=empty.astype(bool),
+        active=empty.astype(bool),
+        expires=empty,
+        advertiser=empty.astype(np.int32),
+        business_line=empty.astype(np.int32),
+        layer=empty.astype(np.int8),
+        importance=empty,
+        created=empty,
+    )
+
+
+def _file_identity() -> tuple[str, int]:
+    """(token, generation) of the database, which the shared vector file must match."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT (SELECT token FROM memories_vectorfile WHERE id = 1), (SELECT generation FROM memories_searchstate WHERE id = 1)"
+        )
+        token, generation = cursor.fetchone()
+    if token is None:
+        raise DatabaseError("memories_vectorfile holds no token")
+    return str(token), int(generation or 0)
 
 
 def sign_codes(matrix: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -106,8 +160,13 @@ class VectorIndex:
         self._epoch = -1
         self._model = ""
         self._dim = 0
+        self._database = ""
         self._rows: _Rows | None = None
-        self._row_of: dict[int, int] = {}
+        self._store: LocalVectors | SharedVectors = LocalVectors(0)
+        # Row of each memory id (-1: not held): a dense array, since ids are dense.
+        self._row_by_id = np.full(0, -1, dtype=np.int64)
+        # Rows of deleted memories, no longer matched and dropped from the arrays in bulk.
+        self._dead: set[int] = set()
         self._codes: dict[str, dict[str, int]] = {"advertiser": {}, "business_line": {"": 0}}
         self._tentative_ids: set[int] = set()
         self._tentative_all = False
@@ -117,9 +176,19 @@ class VectorIndex:
         self._scope_rows: dict[int, np.ndarray] = {}
         self._sorted_ids: np.ndarray | None = None
         self._sorted_rows = np.zeros(0, dtype=np.int64)
-        # (generation, epoch, model, dim) the rows reflect, when nothing is tentative: the
-        # lock-free check at the start of refresh. None while a refresh is changing them.
-        self._clean: tuple[int, int, str, int] | None = None
+        # (database, generation, epoch, model, dim) the rows reflect, when nothing is
+        # tentative: the lock-free check at the start of refresh. None while a refresh is
+        # changing them.
+        self._clean: tuple[str, int, int, str, int] | None = None
+        # How the index was brought up to date, for tests and benches: "full" loads,
+        # "incremental" ones, the rows "deleted" from it without a reload, and the vectors
+        # a full load had to read from the database ("vectors_read": the shared file lacked them).
+        self.loads: Counter[str] = Counter()
+
+    @property
+    def shared(self) -> bool:
+        """Whether the vectors live in the machine's shared file (not this process)."""
+        return self._store.shared
 
     # -- loading ---------------------------------------------------------------
     def _code(self, vocab: str, value: str | None) -> int:
@@ -130,32 +199,59 @@ class VectorIndex:
             table[value] = len(table)
         return table[value]
 
-    def _fetch(self, since: int | None) -> list[tuple]:
-        sql = _COLUMNS + "FROM memories_memory"
-        params: list = []
+    def _fetch(self, since: int | None) -> Iterator[list[tuple]]:
+        """The rows changed after generation `since` with their vectors, or (None) every row
+        without: a full load takes the vectors the shared file lacks by id afterwards.
+        Chunk by chunk, so 100k rows never sit in Python objects at once."""
+        sql = _COLUMNS.format(blob="NULL" if since is None else "embedding") + "FROM memories_memory"
+        params: list = [self._model, self._dim]
         if since is not None:
             sql += " WHERE search_rev > %s"
             params.append(since)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return cursor.fetchall()
+            while chunk := cursor.fetchmany(_CHUNK):
+                yield chunk
 
-    def _convert(self, raw: list[tuple]) -> _Rows:
+    def _fetch_ids(self, ids: Iterable[int]) -> list[tuple]:
+        found: list[tuple] = []
+        ordered = sorted(ids)
+        for start in range(0, len(ordered), 500):
+            chunk = ordered[start : start + 500]
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    _COLUMNS.format(blob="embedding") + f"FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(chunk))})",
+                    [self._model, self._dim, *chunk],
+                )
+                found.extend(cursor.fetchall())
+        return found
+
+    def _deleted_since(self, since: int) -> dict[int, int]:
+        """memory id -> generation of its delete, for the deletes after `since` (the log the
+        delete trigger of migration 0010 fills)."""
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT memory_id, max(rev) FROM memories_vectordeletion WHERE rev > %s GROUP BY memory_id", [since])
+            return {int(memory_id): int(rev) for memory_id, rev in cursor.fetchall()}
+
+    def _convert(self, raw: list[tuple]) -> tuple[_Rows, np.ndarray, np.ndarray | None]:
+        """The rows' metadata, their search_rev, and their vectors when the rows carry them
+        (zeros for a row without a vector of the current model)."""
         n = len(raw)
-        matrix = np.zeros((n, self._dim), dtype=np.float32)
-        has_vector = np.zeros(n, dtype=bool)
-        for i, row in enumerate(raw):
-            blob, model, dim = row[1], row[2], row[3]
-            if blob is not None and model == self._model and dim == self._dim:
-                matrix[i] = np.frombuffer(bytes(blob), dtype=np.float32)
-                has_vector[i] = True
+        has_vector = np.array([bool(row[3]) for row in raw], dtype=bool)
+        vectors = None
+        if any(row[2] is not None for row in raw):
+            vectors = np.zeros((n, self._dim), dtype=np.float32)
+            for i, row in enumerate(raw):
+                if has_vector[i] and row[2] is not None:
+                    vectors[i] = np.frombuffer(bytes(row[2]), dtype=np.float32)
+                else:
+                    has_vector[i] = False
         expires = np.full(n, _NO_EXPIRY)
         for i, row in enumerate(raw):
             if row[5] is not None:
                 expires[i] = _timestamp(row[5])
-        return _Rows(
+        rows = _Rows(
             ids=np.array([row[0] for row in raw], dtype=np.int64),
-            matrix=matrix,
             has_vector=has_vector,
             active=np.array([row[4] == Status.ACTIVE for row in raw], dtype=bool),
             expires=expires,
@@ -165,19 +261,19 @@ class VectorIndex:
             importance=np.array([float(row[9] or 0) for row in raw], dtype=np.float64),
             created=np.array([_timestamp(row[10]) for row in raw], dtype=np.float64),
         )
+        return rows, np.array([int(row[1] or 0) for row in raw], dtype=np.int64), vectors
 
-    def _fetch_ids(self, ids: set[int]) -> list[tuple]:
-        found: list[tuple] = []
-        ordered = sorted(ids)
-        for start in range(0, len(ordered), 500):
-            chunk = ordered[start : start + 500]
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    _COLUMNS + f"FROM memories_memory WHERE id IN ({', '.join(['%s'] * len(chunk))})",
-                    chunk,
-                )
-                found.extend(cursor.fetchall())
-        return found
+    def _open_store(self) -> LocalVectors | SharedVectors:
+        """The shared file beside a SQLite file database; the process's own array otherwise
+        (or when the file cannot be used: the search still works, per process)."""
+        self._store.close()
+        path = shared_path(connection.settings_dict["NAME"]) if connection.vendor == "sqlite" else None
+        if path is not None:
+            try:
+                return SharedVectors(path, self._model, self._dim, _file_identity)
+            except (OSError, DatabaseError) as exc:
+                logger.warning("vector index kept in process: %s cannot be used (%s)", path, exc)
+        return LocalVectors(self._dim)
 
     def refresh(self) -> None:
         """Bring the cache up to date with the database.
@@ -185,11 +281,18 @@ class VectorIndex:
         Inside a transaction the generation we read may include our own uncommitted
         writes, and a rollback would reuse those numbers. So the cursor we advance
         (`_generation`) only ever comes from reads outside a transaction; rows seen
-        inside one are remembered as tentative and re-read (or dropped) afterwards."""
+        inside one are remembered as tentative and re-read (or dropped) afterwards, and
+        their vectors stay in the process until then (the shared file holds only
+        committed rows)."""
         embedder = get_embedder()
+        database = str(connection.settings_dict["NAME"])
         generation, epoch = read_search_state()
         in_transaction = connection.in_atomic_block
-        if not in_transaction and self._clean == (generation, epoch, embedder.model_name, embedder.dimension):
+        if (
+            not in_transaction
+            and self._clean == (database, generation, epoch, embedder.model_name, embedder.dimension)
+            and self._store.current()
+        ):
             # Nothing moved: no need to wait for the lock, which a search running on the
             # worker thread (search_soon) may hold for a millisecond or two. One attribute,
             # set last and cleared first under the lock, so this never sees half a refresh.
@@ -201,51 +304,120 @@ class VectorIndex:
                 # like a step back and force a full reload.
                 generation, epoch = read_search_state()
             self._clean = None
-            model_changed = (embedder.model_name, embedder.dimension) != (self._model, self._dim)
             needs_full = (
-                model_changed
+                (embedder.model_name, embedder.dimension, database) != (self._model, self._dim, self._database)
                 or self._rows is None
                 or epoch != self._epoch
                 or generation < self._generation
                 or self._tentative_all
                 or (in_transaction and self._generation < 0)
+                or not self._store.current()
             )
             if needs_full:
-                self._model, self._dim = embedder.model_name, embedder.dimension
-                self._codes = {"advertiser": {}, "business_line": {"": 0}}
-                raw = self._fetch(None)
-                self._rows = self._convert(raw)
-                self._row_of = {int(i): k for k, i in enumerate(self._rows.ids)}
-                self._sorted_ids = None
-                self._build_first_pass()
+                self._model, self._dim, self._database = embedder.model_name, embedder.dimension, database
+                self._load_all(committed=not in_transaction, generation=generation)
                 self._tentative_ids = set()
                 self._tentative_all = in_transaction
-            else:
-                raw = self._fetch(self._generation) if generation != self._generation else []
-                if not in_transaction and self._tentative_ids:
-                    recheck = self._tentative_ids - {int(row[0]) for row in raw}
-                    rechecked = self._fetch_ids(recheck)
-                    self._drop(recheck - {int(row[0]) for row in rechecked})
-                    raw = raw + rechecked
-                if raw:
-                    self._patch(self._convert(raw))
-                if in_transaction:
-                    self._tentative_ids.update(int(row[0]) for row in raw)
-                else:
-                    self._tentative_ids = set()
+                self.loads["full"] += 1
+            elif generation != self._generation or self._tentative_ids:
+                self._load_changes(generation, in_transaction)
+                self.loads["incremental"] += 1
             if not in_transaction:
                 self._generation, self._epoch = generation, epoch
             elif needs_full:
                 self._generation, self._epoch = -1, epoch
             if not in_transaction and not self._tentative_ids and not self._tentative_all:
-                self._clean = (generation, epoch, self._model, self._dim)
+                self._clean = (database, generation, epoch, self._model, self._dim)
 
-    def _build_first_pass(self) -> None:
+    def _load_all(self, *, committed: bool, generation: int) -> None:
+        """Every row's metadata from the database; the vectors from the shared file, reading
+        from the database (and writing to the file) only those it does not hold yet, and
+        zeroing the slots of rows deleted while no process was there to see it."""
+        self._codes = {"advertiser": {}, "business_line": {"": 0}}
+        self._rows = None
+        self._store = self._open_store()
+        parts = [self._convert(chunk)[:2] for chunk in self._fetch(None)]
+        rows = _Rows(*(np.concatenate([getattr(p[0], f) for p in parts]) for f in _FIELDS)) if parts else _empty_rows()
+        revs = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        del parts
+        missing = rows.ids[rows.has_vector & (self._store.revs(rows.ids) < revs)]
+        self.loads["vectors_read"] += len(missing)
+        for start in range(0, len(missing), _CHUNK):
+            fetched, fetched_revs, vectors = self._convert(self._fetch_ids(missing[start : start + _CHUNK].tolist()))
+            if vectors is not None:
+                keep = fetched.has_vector
+                self._store.put(fetched.ids[keep], fetched_revs[keep], vectors[keep], committed=committed)
+        if committed:
+            orphans = np.setdiff1d(self._store.held_ids(), rows.ids, assume_unique=True)
+            if len(orphans):
+                # Only slots older than the generation read first: a row another process
+                # inserted since is not ours to zero.
+                self._store.erase(orphans, np.full(len(orphans), generation, dtype=np.int64))
+        self._rows = rows
+        self._index_rows()
+        self._dead = set()
+        self._build_first_pass()
+
+    def _index_rows(self) -> None:
         rows = self._rows
         assert rows is not None
-        with_vector = rows.matrix[rows.has_vector]
-        self._centre = with_vector.mean(axis=0).astype(np.float32) if len(with_vector) else np.zeros(self._dim, dtype=np.float32)
-        self._codes_bits = sign_codes(rows.matrix, self._centre)
+        top = int(rows.ids.max()) + 1 if len(rows.ids) else 0
+        self._row_by_id = np.full(top, -1, dtype=np.int64)
+        self._row_by_id[rows.ids] = np.arange(len(rows.ids), dtype=np.int64)
+        self._sorted_ids = None
+
+    def _load_changes(self, generation: int, in_transaction: bool) -> None:
+        """Rows deleted or changed after the generation last seen, and rows seen tentatively
+        inside a transaction that has ended since: patched in place, no full reload."""
+        raw = [row for chunk in self._fetch(self._generation) for row in chunk] if generation != self._generation else []
+        deleted = self._deleted_since(self._generation) if generation != self._generation else {}
+        if not in_transaction and self._tentative_ids:
+            recheck = self._tentative_ids - {int(row[0]) for row in raw}
+            rechecked = self._fetch_ids(recheck)
+            vanished = recheck - {int(row[0]) for row in rechecked}
+            self._drop(vanished)
+            self._store.forget(np.fromiter(vanished, dtype=np.int64, count=len(vanished)))
+            raw = raw + rechecked
+        # A row read now exists now, whatever the log says of an earlier delete of its id.
+        gone = {memory_id: rev for memory_id, rev in deleted.items() if memory_id not in {int(row[0]) for row in raw}}
+        if gone:
+            ids = np.fromiter(gone, dtype=np.int64, count=len(gone))
+            self._drop(set(gone))
+            if in_transaction:
+                # The delete may yet be rolled back: look again once the transaction ends.
+                self._tentative_ids.update(gone)
+                self._store.forget(ids)
+            else:
+                self._store.erase(ids, np.fromiter(gone.values(), dtype=np.int64, count=len(gone)))
+            self.loads["deleted"] += len(gone)
+        if raw:
+            changed, revs, vectors = self._convert(raw)
+            if vectors is None:
+                vectors = np.zeros((len(raw), self._dim), dtype=np.float32)
+            keep = changed.has_vector
+            self._store.put(changed.ids[keep], revs[keep], vectors[keep], committed=not in_transaction)
+            self._patch(changed, vectors)
+        if in_transaction:
+            self._tentative_ids.update(int(row[0]) for row in raw)
+        else:
+            self._tentative_ids = set()
+        if len(self._dead) > max(_COMPACT_MIN, len(self._rows.ids) // 16 if self._rows is not None else 0):
+            self._compact()
+
+    def _build_first_pass(self) -> None:
+        """The centre and every row's sign code, read from the store a chunk at a time (a
+        whole-matrix expression would copy the shared file into this process)."""
+        rows = self._rows
+        assert rows is not None
+        with_vector = rows.ids[rows.has_vector]
+        total = np.zeros(self._dim, dtype=np.float64)
+        for start in range(0, len(with_vector), _CHUNK):
+            total += self._store.take(with_vector[start : start + _CHUNK]).sum(axis=0, dtype=np.float64)
+        self._centre = (total / len(with_vector)).astype(np.float32) if len(with_vector) else np.zeros(self._dim, dtype=np.float32)
+        width = -(-self._dim // 64)
+        self._codes_bits = np.zeros((width, len(rows.ids)), dtype=np.uint64)
+        for start in range(0, len(rows.ids), _CHUNK):
+            self._codes_bits[:, start : start + _CHUNK] = sign_codes(self._store.take(rows.ids[start : start + _CHUNK]), self._centre)
         self._regroup_scopes()
 
     def _regroup_scopes(self) -> None:
@@ -256,46 +428,71 @@ class VectorIndex:
         ends = [*starts[1:], len(order)] if len(starts) else []  # an empty store has no scope to close
         self._scope_rows = {int(code): order[start:end] for code, start, end in zip(codes, starts, ends, strict=True)}
 
-    def _drop(self, ids: set[int]) -> None:
-        """Rows that vanished (a rolled-back insert): never match them again."""
-        rows = self._rows
-        assert rows is not None
-        for memory_id in ids:
-            at = self._row_of.get(memory_id)
-            if at is not None:
-                rows.active[at] = False
-                rows.has_vector[at] = False
+    def _rows_of(self, memory_ids: np.ndarray) -> np.ndarray:
+        """The row of each id, -1 for an id the index does not hold."""
+        at = np.full(len(memory_ids), -1, dtype=np.int64)
+        inside = (memory_ids >= 0) & (memory_ids < len(self._row_by_id))
+        at[inside] = self._row_by_id[memory_ids[inside]]
+        return at
 
-    def _patch(self, changed: _Rows) -> None:
+    def _drop(self, ids: set[int]) -> None:
+        """Rows that vanished (deleted, or an insert rolled back): never match them again.
+        They keep their place until the next compaction, so a rolled-back delete that
+        brings a row back finds it where it was."""
         rows = self._rows
         assert rows is not None
-        fresh = []
-        regroup = False
-        for k, memory_id in enumerate(changed.ids):
-            at = self._row_of.get(int(memory_id))
-            if at is None:
-                fresh.append(k)
-                continue
-            moved = rows.advertiser[at] != changed.advertiser[k]
+        if not ids:
+            return
+        at = self._rows_of(np.fromiter(ids, dtype=np.int64, count=len(ids)))
+        at = at[at >= 0]
+        rows.active[at] = False
+        rows.has_vector[at] = False
+        self._dead.update(int(i) for i in rows.ids[at])
+
+    def _compact(self) -> None:
+        """Take the rows of deleted memories out of every array (no database read)."""
+        rows = self._rows
+        assert rows is not None
+        keep = ~np.isin(rows.ids, np.fromiter(self._dead, dtype=np.int64, count=len(self._dead)))
+        self._rows = _Rows(*(getattr(rows, f)[keep] for f in _FIELDS))
+        self._codes_bits = np.ascontiguousarray(self._codes_bits[:, keep])
+        self._dead = set()
+        self._index_rows()
+        self._regroup_scopes()
+
+    def _patch(self, changed: _Rows, vectors: np.ndarray) -> None:
+        rows = self._rows
+        assert rows is not None
+        codes = sign_codes(vectors, self._centre)
+        at = self._rows_of(changed.ids)
+        held = np.flatnonzero(at >= 0)
+        if len(held):
+            moved = bool((rows.advertiser[at[held]] != changed.advertiser[held]).any())
             for name in _PER_ROW:
-                getattr(rows, name)[at] = getattr(changed, name)[k]
-            self._codes_bits[:, at] = sign_codes(changed.matrix[k : k + 1], self._centre)[:, 0]
-            regroup = regroup or moved
-        if fresh:
-            take = np.array(fresh, dtype=np.int64)
+                getattr(rows, name)[at[held]] = getattr(changed, name)[held]
+            self._codes_bits[:, at[held]] = codes[:, held]
+            self._dead.difference_update(changed.ids[held].tolist())
+        else:
+            moved = False
+        fresh = np.flatnonzero(at < 0)
+        if len(fresh):
             start = len(rows.ids)
-            for name in ("ids", *_PER_ROW):
-                setattr(rows, name, np.concatenate([getattr(rows, name), getattr(changed, name)[take]]))
-            for offset, memory_id in enumerate(changed.ids[take]):
-                self._row_of[int(memory_id)] = start + offset
-            self._codes_bits = np.concatenate([self._codes_bits, sign_codes(changed.matrix[take], self._centre)], axis=1)
-            if not regroup:
+            for name in _FIELDS:
+                setattr(rows, name, np.concatenate([getattr(rows, name), getattr(changed, name)[fresh]]))
+            top = int(changed.ids[fresh].max()) + 1
+            if top > len(self._row_by_id):
+                grown = np.full(max(top, len(self._row_by_id) * 5 // 4), -1, dtype=np.int64)
+                grown[: len(self._row_by_id)] = self._row_by_id
+                self._row_by_id = grown
+            self._row_by_id[changed.ids[fresh]] = np.arange(start, len(rows.ids), dtype=np.int64)
+            self._codes_bits = np.concatenate([self._codes_bits, codes[:, fresh]], axis=1)
+            if not moved:
                 added = np.arange(start, len(rows.ids), dtype=np.int64)
                 for code in np.unique(rows.advertiser[added]):
                     mine = added[rows.advertiser[added] == code]
                     before = self._scope_rows.get(int(code))
                     self._scope_rows[int(code)] = mine if before is None else np.concatenate([before, mine])
-        if regroup:
+        if moved:
             self._regroup_scopes()
 
     # -- querying ----------------------------------------------------------------
@@ -382,11 +579,22 @@ class VectorIndex:
             shortlist_size = max(SHORTLIST_MIN, SHORTLIST_PER_RESULT * limit)
             if not exact and len(at) > shortlist_size:
                 at = self._shortlist(query_vector, at, shortlist_size, whole=scope is None and len(at) * 2 > len(rows.ids))
-            scores = rows.matrix[at] @ query_vector
+            scores = self._score(at, query_vector)
             limit = min(limit, len(at))
             top = np.argpartition(-scores, limit - 1)[:limit]
             top = top[np.argsort(-scores[top], kind="stable")]
             return [(int(rows.ids[i]), float(s)) for i, s in zip(at[top], scores[top], strict=True)]
+
+    def _score(self, at: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+        """Cosine of the query to each of these rows, read from the store a chunk at a time."""
+        rows = self._rows
+        assert rows is not None
+        if len(at) <= _CHUNK:
+            return self._store.take(rows.ids[at]) @ query_vector
+        scores = np.empty(len(at), dtype=np.float32)
+        for start in range(0, len(at), _CHUNK):
+            scores[start : start + _CHUNK] = self._store.take(rows.ids[at[start : start + _CHUNK]]) @ query_vector
+        return scores
 
     def _shortlist(self, query_vector: np.ndarray, at: np.ndarray, size: int, whole: bool) -> np.ndarray:
         """The rows of `at` whose sign codes are nearest the query's (sorted): every row at a
@@ -411,11 +619,16 @@ class VectorIndex:
             rows = self._rows
             if rows is None:
                 return {}
-            return {memory_id: rows.matrix[at] for memory_id, at in self._held(memory_ids) if rows.has_vector[at]}
+            held = [(memory_id, at) for memory_id, at in self._held(memory_ids) if rows.has_vector[at]]
+            if not held:
+                return {}
+            taken = self._store.take(np.array([rows.ids[at] for _, at in held], dtype=np.int64))
+            return {memory_id: taken[k] for k, (memory_id, _) in enumerate(held)}
 
     def _held(self, memory_ids: list[int]) -> list[tuple[int, int]]:
         """(memory id, row) of the ids the index holds; call with the lock held."""
-        return [(memory_id, at) for memory_id in memory_ids if (at := self._row_of.get(memory_id)) is not None]
+        at = self._rows_of(np.asarray(memory_ids, dtype=np.int64))
+        return [(memory_id, int(row)) for memory_id, row in zip(memory_ids, at.tolist(), strict=True) if row >= 0]
 
     def admit(self, memory_ids: list[int], search_filter: SearchFilter, *, refresh: bool = True) -> list[bool] | None:
         """For each id, whether its row passes the structured filter (with or without a
@@ -468,7 +681,7 @@ class VectorIndex:
             at = np.array([row for _, row in self._held(memory_ids) if rows.has_vector[row]], dtype=np.int64)
             if not len(at):
                 return []
-            scores = rows.matrix[at] @ query_vector
+            scores = self._score(at, query_vector)
             limit = min(limit, len(at))
             top = np.argpartition(-scores, limit - 1)[:limit]
             top = top[np.argsort(-scores[top], kind="stable")]

@@ -1,0 +1,338 @@
+"""Where the vector index keeps its float32 vectors: a file every process of the machine
+maps (`SharedVectors`), or, for a database that is not a file, the process's own array
+(`LocalVectors`). Both address a vector by memory id (slot = id) and remember, per slot,
+the search_rev of the row it was taken from, so they answer the same calls.
+
+The shared file, `<database file>.vectors`:
+
+    header (4096 bytes): magic, dimension, the highest rev written, the database's token
+                         (memories_vectorfile, migration 0010), the embedding model's name
+    slot i (8 + 4 x dim bytes, at 4096 + i x that): the rev (int64) and the vector (float32)
+
+Readers map it read-only (MAP_SHARED), so every process reads the same page-cache pages
+and none holds a private copy. A process writes with pwrite under flock on the file, and
+only committed rows (the caller reads them outside any transaction): a slot is written
+only when its rev is older than the row's, so a slower process never puts an older vector
+over a newer one, and writing the same row twice writes the same bytes. A slot that is
+deleted is zeroed (the erased memory's vector does not stay in the file).
+
+The file is replaced, never shrunk in place (another process's map of a shrunk file would
+fault): a new file is written beside it and renamed over it when its header does not match
+(another model or dimension, another database's token, or a highest rev the database has
+not reached: a restored or recreated database). A process that finds its file replaced,
+missing or shorter than its map reloads. Inside a transaction nothing is written: rows the
+file does not hold yet are kept in the process (`overlay`) until they are committed."""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import mmap
+import os
+import struct
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+HEADER = 4096
+_MAGIC = b"LGXVEC01"
+# magic, dim, (unused), highest rev written, token (32 hex chars), model (utf-8, 0-padded)
+_HEAD = struct.Struct("<8sIIq32s256s")
+
+
+def _slot_dtype(dim: int) -> np.dtype:
+    return np.dtype([("rev", "<i8"), ("vec", "<f4", (dim,))])
+
+
+class LocalVectors:
+    """The process's own array, slot = id: ':memory:' and shared-cache test databases,
+    whose rows no other process can read, or a file that could not be opened."""
+
+    shared = False
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._revs = np.zeros(0, dtype=np.int64)
+
+    def current(self) -> bool:
+        return True
+
+    def _grow(self, top: int) -> None:
+        if top >= len(self._revs):
+            size = max(top + 1, len(self._revs) * 5 // 4)
+            matrix = np.zeros((size, self.dim), dtype=np.float32)
+            matrix[: len(self._matrix)] = self._matrix
+            revs = np.zeros(size, dtype=np.int64)
+            revs[: len(self._revs)] = self._revs
+            self._matrix, self._revs = matrix, revs
+
+    def revs(self, ids: np.ndarray) -> np.ndarray:
+        held = np.zeros(len(ids), dtype=np.int64)
+        inside = ids < len(self._revs)
+        held[inside] = self._revs[ids[inside]]
+        return held
+
+    def put(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray, *, committed: bool) -> None:
+        if not len(ids):
+            return
+        self._grow(int(ids.max()))
+        self._matrix[ids] = vectors
+        # A row seen inside a transaction may be rolled back and its rev reused: hold it
+        # as older than any committed rev, so a full reload reads it again.
+        self._revs[ids] = revs if committed else -1
+
+    def erase(self, ids: np.ndarray, revs: np.ndarray) -> None:
+        inside = ids[ids < len(self._revs)]
+        self._matrix[inside] = 0.0
+        self._revs[inside] = 0
+
+    def take(self, ids: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        inside = ids < len(self._revs)
+        out[inside] = self._matrix[ids[inside]]
+        return out
+
+    def forget(self, ids: np.ndarray) -> None:
+        self.erase(ids, np.zeros(len(ids), dtype=np.int64))
+
+    def held_ids(self) -> np.ndarray:
+        return np.flatnonzero(self._revs != 0)
+
+    def close(self) -> None:
+        self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+
+
+class SharedVectors:
+    """The vectors of one database in `<database>.vectors`, mapped read-only, written under
+    flock. `identity()` reads (token, committed generation) from the database; it is called
+    with the file lock held, outside any transaction."""
+
+    shared = True
+
+    def __init__(self, path: Path, model: str, dim: int, identity: Callable[[], tuple[str, int]]) -> None:
+        self.path = path
+        self.model = model
+        self.dim = dim
+        self._identity = identity
+        self._dtype = _slot_dtype(dim)
+        self._fd = -1
+        self._pid = 0
+        self._ino = 0
+        self._map: mmap.mmap | None = None
+        self._mapped_ino = 0
+        self._slots = np.zeros(0, dtype=self._dtype)
+        # Vectors of rows seen inside a transaction, not yet in the file (id -> vector).
+        self.overlay: dict[int, np.ndarray] = {}
+        self._open()
+
+    # -- the file ----------------------------------------------------------------
+    def _open(self) -> None:
+        mode = 0o600
+        database = self.path.with_suffix("")
+        if database.exists():
+            mode = database.stat().st_mode & 0o666
+        self._close_fd()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, mode)
+        self._pid = os.getpid()
+        self._ino = os.fstat(self._fd).st_ino
+        with self._locked():
+            pass  # checks the header, and writes a fresh one when it does not match
+        self._remap()
+
+    def _close_fd(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+        self._fd = -1
+
+    def close(self) -> None:
+        # Views handed out may still point into the map: drop our reference and let the
+        # last view unmap it, rather than close it under them.
+        self._map, self._slots = None, np.zeros(0, dtype=self._dtype)
+        self._close_fd()
+
+    def current(self) -> bool:
+        """The path still names the file we map, and it is not shorter than our map."""
+        try:
+            named = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        if named.st_ino != self._ino:
+            return False
+        mapped = len(self._map) if self._map is not None else 0
+        return named.st_size >= mapped
+
+    def _header(self) -> tuple[bytes, int, int, str, str]:
+        raw = os.pread(self._fd, _HEAD.size, 0)
+        if len(raw) < _HEAD.size:
+            return b"", 0, 0, "", ""
+        magic, dim, _, high, token, model = _HEAD.unpack(raw)
+        return magic, dim, high, token.decode("ascii", "replace"), model.rstrip(b"\0").decode("utf-8", "replace")
+
+    def _write_header(self, fd: int, high: int, token: str) -> None:
+        head = _HEAD.pack(_MAGIC, self.dim, 0, high, token.encode("ascii")[:32], self.model.encode("utf-8")[:256])
+        os.pwrite(fd, head.ljust(HEADER, b"\0"), 0)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the file's lock, on the file the path names now, with a header that fits this
+        database and model (a fresh, empty file replaces one that does not)."""
+        if self._pid != os.getpid():
+            # A forked child shares the parent's open file description, and with it the
+            # parent's flock: a lock of its own needs a descriptor of its own.
+            self._pid = 0
+            self._close_fd()
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._pid, self._ino = os.getpid(), os.fstat(self._fd).st_ino
+        while True:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            try:
+                named = os.stat(self.path).st_ino
+            except FileNotFoundError:
+                named = -1
+            if named == os.fstat(self._fd).st_ino:
+                break
+            # Replaced (or removed) while we waited: lock the file the path names now.
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self._close_fd()
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._ino = os.fstat(self._fd).st_ino
+        try:
+            token, generation = self._identity()
+            magic, dim, high, held_token, model = self._header()
+            if (magic, dim, held_token, model) != (_MAGIC, self.dim, token, self.model) or high > generation:
+                self._replace(token)
+            yield
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _replace(self, token: str) -> None:
+        """Put an empty file with our header in place of the current one (lock held). The old
+        file is renamed over, not truncated: processes that still map it keep valid pages."""
+        spare = self.path.with_name(self.path.name + f".new-{os.getpid()}")
+        fd = os.open(spare, os.O_RDWR | os.O_CREAT | os.O_TRUNC, os.fstat(self._fd).st_mode & 0o666)
+        try:
+            self._write_header(fd, 0, token)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.replace(spare, self.path)
+        except BaseException:
+            os.close(fd)
+            raise
+        logger.info("vector file %s started afresh", self.path)
+        old = self._fd
+        self._fd, self._ino = fd, os.fstat(fd).st_ino
+        fcntl.flock(old, fcntl.LOCK_UN)
+        os.close(old)
+
+    def _remap(self) -> None:
+        size = os.fstat(self._fd).st_size
+        count = max(0, (size - HEADER) // self._dtype.itemsize)
+        ino = os.fstat(self._fd).st_ino
+        if self._map is not None and len(self._map) == size and self._mapped_ino == ino:
+            return
+        self._mapped_ino = ino
+        self._map = mmap.mmap(self._fd, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ) if size else None
+        self._slots = (
+            np.ndarray((count,), dtype=self._dtype, buffer=self._map, offset=HEADER)
+            if self._map is not None and count
+            else np.zeros(0, dtype=self._dtype)
+        )
+
+    def sync(self) -> None:
+        """Map what other processes appended since (the file only grows in place)."""
+        held = os.fstat(self._fd)
+        if held.st_size != (len(self._map) if self._map is not None else 0) or held.st_ino != self._mapped_ino:
+            self._remap()
+
+    # -- slots -------------------------------------------------------------------
+    def revs(self, ids: np.ndarray) -> np.ndarray:
+        self.sync()
+        held = np.zeros(len(ids), dtype=np.int64)
+        inside = ids < len(self._slots)
+        held[inside] = self._slots["rev"][ids[inside]]
+        return held
+
+    def put(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray, *, committed: bool) -> None:
+        if not len(ids):
+            return
+        if not committed:
+            for memory_id, vector in zip(ids.tolist(), vectors, strict=True):
+                self.overlay[memory_id] = np.array(vector, dtype=np.float32)
+            return
+        for memory_id in ids.tolist():
+            self.overlay.pop(memory_id, None)
+        self._write(ids, revs, np.asarray(vectors, dtype=np.float32))
+
+    def erase(self, ids: np.ndarray, revs: np.ndarray) -> None:
+        """Zero the slots of deleted rows (their rev: the generation of the delete)."""
+        for memory_id in ids.tolist():
+            self.overlay.pop(memory_id, None)
+        inside = ids < len(self._slots)
+        if inside.any():
+            self._write(ids[inside], revs[inside], np.zeros((int(inside.sum()), self.dim), dtype=np.float32))
+
+    def forget(self, ids: np.ndarray) -> None:
+        for memory_id in ids.tolist():
+            self.overlay.pop(memory_id, None)
+
+    def held_ids(self) -> np.ndarray:
+        """The ids of every slot ever written and not zeroed since."""
+        self.sync()
+        return np.flatnonzero(self._slots["rev"] > 0)
+
+    def _write(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray) -> None:
+        order = np.argsort(ids, kind="stable")
+        ids, revs, vectors = ids[order], revs[order], vectors[order]
+        with self._locked():
+            size = os.fstat(self._fd).st_size
+            need = HEADER + (int(ids[-1]) + 1) * self._dtype.itemsize
+            if need > size:
+                os.ftruncate(self._fd, need)  # grows only; the new slots read as zeros
+            self._remap()
+            # The guard: only slots older than the row we hold (read under the lock).
+            fresh = self._slots["rev"][ids] < revs
+            if not fresh.any():
+                return
+            ids, revs, vectors = ids[fresh], revs[fresh], vectors[fresh]
+            records = np.zeros(len(ids), dtype=self._dtype)
+            records["rev"], records["vec"] = revs, vectors
+            data = records.tobytes()
+            width = self._dtype.itemsize
+            # One pwrite per run of consecutive ids: a cold file is written in a few calls.
+            breaks = np.flatnonzero(np.diff(ids) != 1) + 1
+            for start, end in zip([0, *breaks.tolist()], [*breaks.tolist(), len(ids)], strict=True):
+                os.pwrite(self._fd, data[start * width : end * width], HEADER + int(ids[start]) * width)
+            magic, dim, high, token, model = self._header()
+            if int(revs.max()) > high:
+                os.pwrite(self._fd, struct.pack("<q", int(revs.max())), 16)
+
+    def take(self, ids: np.ndarray) -> np.ndarray:
+        self.sync()
+        inside = ids < len(self._slots)
+        if inside.all():
+            out = self._slots["vec"][ids]
+        else:
+            out = np.zeros((len(ids), self.dim), dtype=np.float32)
+            out[inside] = self._slots["vec"][ids[inside]]
+        if self.overlay:
+            for k, memory_id in enumerate(ids.tolist()):
+                vector = self.overlay.get(memory_id)
+                if vector is not None:
+                    out[k] = vector
+        return out
+
+
+def shared_path(database_name: object) -> Path | None:
+    """`<database>.vectors` for a SQLite database that is a file; None for ':memory:' and
+    the shared-cache in-memory databases tests use."""
+    name = str(database_name or "")
+    if not name or name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
+        return None
+    path = Path(name)
+    if not path.is_file():
+        return None
+    return path.with_name(path.name + ".vectors")

@@ -1,0 +1,195 @@
+"""The vector index's shared file (memories/search/vector_file.py): two real processes on one
+SQLite file database, migrated for real, embedding with the bundled model
+(tests/memories/scripts/vector_worker.py), see each other's writes, supersedes, archives
+and deletes with no full reload; a deleted memory's vector is zeroed in the file; a file
+removed or cut short is rebuilt; a slower writer never puts an older vector over a newer one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memories.search.vector_file import HEADER, LocalVectors, SharedVectors, shared_path
+
+REPO = Path(__file__).resolve().parents[2]
+WORKER = Path(__file__).parent / "scripts" / "vector_worker.py"
+
+pytestmark = pytest.mark.skipif(not hasattr(__import__("fcntl"), "flock"), reason="needs flock")
+
+
+class Worker:
+    def __init__(self, database: Path, migrate: bool = False) -> None:
+        argv = [sys.executable, str(WORKER), str(database), *(["--migrate"] if migrate else [])]
+        self.process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.pid = self._read()["ready"]
+
+    def _read(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line, f"worker exited with {self.process.poll()}"
+        return json.loads(line)
+
+    def __call__(self, do: str, **args) -> dict:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"do": do, **args}, ensure_ascii=False) + "\n")
+        self.process.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    database = tmp_path_factory.mktemp("shared-vectors") / "lingix.db"
+    first = Worker(database, migrate=True)
+    second = Worker(database)
+    yield first, second, database
+    first.close()
+    second.close()
+
+
+def _slot(database: Path, memory_id: int) -> tuple[int, np.ndarray]:
+    """(rev, vector) of one slot, read from the file as bytes."""
+    raw = (database.parent / (database.name + ".vectors")).read_bytes()
+    dim = int(np.frombuffer(raw[8:12], dtype="<u4")[0])
+    width = 8 + 4 * dim
+    at = HEADER + memory_id * width
+    if len(raw) < at + width:  # beyond the end: never written
+        return 0, np.zeros(dim, dtype="<f4")
+    return int(np.frombuffer(raw[at : at + 8], dtype="<i8")[0]), np.frombuffer(raw[at + 8 : at + width], dtype="<f4")
+
+
+TEXTS = [
+    "医药OTC 冷启动期出价不超过1.6元，学习期内不要频繁调价",
+    "美妆大促期间 CPM 上涨30%，ROI 跌破1.5 时降低出价",
+    "素材疲劳周期约7天，CTR 下降20%后更换素材",
+    "夜间23点后转化率偏低，预算下调30%",
+    "直播间投流晚间20点转化最好，GMV 提升15%",
+    "weekend bid multiplier 1.2 for 母婴 brand search",
+]
+
+
+def test_two_processes_share_the_file_and_follow_each_others_changes_without_a_full_reload(pair):
+    first, second, database = pair
+    ids = first("write", texts=TEXTS, advertiser="brand_A")["ids"]
+
+    # The first process to search loads every row and writes the vectors to the file...
+    loaded = first("search", query="冷启动出价", advertiser="brand_A")
+    assert loaded["shared"] is True
+    assert loaded["hits"][0] == ids[0]
+    assert loaded["loads"]["vectors_read"] == len(TEXTS)
+    # ...the second maps them: it reads the metadata from the database and no vector.
+    mapped = second("search", query="冷启动出价", advertiser="brand_A")
+    assert mapped["shared"] is True and mapped["hits"] == loaded["hits"]
+    assert mapped["loads"]["full"] == 1 and mapped["loads"].get("vectors_read", 0) == 0
+
+    # A write in one process is found by the other's next search, read incrementally.
+    fresh = second("write", texts=["小红书种草笔记 投放 薯条加热 点击成本0.8元"], advertiser="brand_A")["ids"][0]
+    found = first("search", query="小红书种草 薯条", advertiser="brand_A")
+    assert found["hits"][0] == fresh
+    assert found["loads"]["full"] == 1 and found["loads"]["incremental"] >= 1
+
+    # A supersede: the old version is no longer found, the new one is.
+    new = first("supersede", memory_id=ids[1], text="美妆大促期间 CPM 上涨40%，ROI 跌破1.3 时降低出价")["id"]
+    after = second("search", query="美妆大促 CPM ROI", advertiser="brand_A")
+    assert after["hits"][0] == new and ids[1] not in after["hits"]
+    # An archive.
+    second("archive", memory_id=ids[2])
+    archived = first("search", query="素材疲劳 更换素材", advertiser="brand_A")
+    assert ids[2] not in archived["hits"]
+
+    # A delete: dropped from the other process's index without a full reload, and its
+    # vector zeroed in the file.
+    assert _slot(database, ids[3])[1].any()
+    assert first("delete", memory_ids=[ids[3]])["deleted"] == 1
+    gone = second("search", query="夜间转化率偏低 预算", advertiser="brand_A")
+    assert ids[3] not in gone["hits"]
+    assert gone["loads"]["full"] == 1 and gone["loads"]["deleted"] == 1
+    rev, vector = _slot(database, ids[3])
+    assert rev > 0 and not vector.any()
+    assert first("search", query="夜间转化率偏低", advertiser="brand_A")["loads"]["full"] == 1
+
+    # The fast path and the exact scan agree.
+    for query in ("冷启动出价", "直播间 GMV", "weekend bid"):
+        assert second("search", query=query)["hits"] == second("search", query=query, exact=True)["hits"]
+
+
+def test_a_write_rolled_back_never_reaches_the_file_or_a_later_search(pair):
+    first, second, database = pair
+    before = second("search", query="抖音信息流 转化成本 测试回滚")["hits"]
+    run = first("write_rolled_back", text="抖音信息流 转化成本 测试回滚 专用文本", query="抖音信息流 转化成本 测试回滚")
+    assert run["ids"][0] in run["seen_inside"], "inside its transaction the write is searchable"
+    assert run["overlay"] == 1, "its vector stayed in the process"
+    rev, vector = _slot(database, run["ids"][0])
+    assert rev == 0 and not vector.any()
+    after = first("search", query="抖音信息流 转化成本 测试回滚")
+    assert run["ids"][0] not in after["hits"]
+    assert second("search", query="抖音信息流 转化成本 测试回滚")["hits"] == before
+
+
+@pytest.mark.parametrize("damage", ["removed", "cut short"])
+def test_a_removed_or_truncated_file_is_rebuilt(pair, damage):
+    first, second, database = pair
+    path = database.parent / (database.name + ".vectors")
+    expected = first("search", query="直播间投流 GMV", advertiser="brand_A")["hits"]
+    full_before = second("refresh")["loads"]["full"]
+    if damage == "removed":
+        path.unlink()
+    else:
+        with path.open("r+b") as handle:
+            handle.truncate(HEADER + 100)
+    again = second("search", query="直播间投流 GMV", advertiser="brand_A")
+    assert again["hits"] == expected
+    assert again["loads"]["full"] == full_before + 1
+    assert path.exists() and path.stat().st_size > HEADER + 100
+    assert first("search", query="直播间投流 GMV", advertiser="brand_A")["hits"] == expected
+
+
+def test_an_older_vector_never_overwrites_a_newer_one(tmp_path):
+    database = tmp_path / "lingix.db"
+    database.write_bytes(b"")
+    path = tmp_path / "lingix.db.vectors"
+    identity = {"token": "a" * 32, "generation": 10}
+
+    def read_identity() -> tuple[str, int]:
+        return identity["token"], identity["generation"]
+
+    fast, slow = SharedVectors(path, "bundled", 4, read_identity), SharedVectors(path, "bundled", 4, read_identity)
+    newer, older = np.array([[0.5, 0.5, 0.5, 0.5]], dtype=np.float32), np.array([[1, 0, 0, 0]], dtype=np.float32)
+    fast.put(np.array([7]), np.array([9]), newer, committed=True)
+    slow.put(np.array([7]), np.array([4]), older, committed=True)  # the slower process, read before the change
+    assert slow.revs(np.array([7])).tolist() == [9]
+    assert np.array_equal(slow.take(np.array([7])), newer)
+    # Writing the same row again changes nothing; a newer one replaces it.
+    slow.put(np.array([7]), np.array([9]), older, committed=True)
+    assert np.array_equal(fast.take(np.array([7])), newer)
+    fast.put(np.array([7]), np.array([10]), older, committed=True)
+    assert np.array_equal(slow.take(np.array([7])), older)
+
+    # A database whose generation is behind the file (restored, recreated) gets a fresh file,
+    # and so does another model: the old slots are never read again.
+    identity["generation"] = 3
+    behind = SharedVectors(path, "bundled", 4, read_identity)
+    assert behind.revs(np.array([7])).tolist() == [0]
+    assert not slow.current(), "the others see the file was replaced, and reload"
+    other_model = SharedVectors(path, "another-model", 4, read_identity)
+    assert other_model.revs(np.array([7])).tolist() == [0]
+
+
+def test_in_memory_databases_keep_the_vectors_in_the_process(tmp_path):
+    assert shared_path(":memory:") is None
+    assert shared_path("file:memorydb_default?mode=memory&cache=shared") is None
+    assert shared_path(tmp_path / "absent.db") is None
+    (tmp_path / "here.db").write_bytes(b"")
+    assert shared_path(tmp_path / "here.db") == tmp_path / "here.db.vectors"
+    local = LocalVectors(2)
+    local.put(np.array([3]), np.array([5]), np.array([[1.0, 0.0]], dtype=np.float32), committed=True)
+    assert local.revs(np.array([3, 9])).tolist() == [5, 0]
