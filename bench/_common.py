@@ -93,6 +93,27 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
+def process_memory_mb(pid: int | str = "self") -> dict[str, float] | None:
+    """A process's resident memory in MB: RSS (every page it maps, shared ones included),
+    PSS (shared pages split among the processes sharing them) and private (pages no other
+    process maps: what one more such process costs the machine); None once it has exited."""
+    try:
+        rss = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmRSS:"))
+        rollup = {
+            parts[0].rstrip(":"): int(parts[1])
+            for parts in (line.split() for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:])
+            if len(parts) >= 2
+        }
+    except (OSError, StopIteration, ValueError):
+        return None
+    private = rollup.get("Private_Clean", 0) + rollup.get("Private_Dirty", 0)
+    return {
+        "rss_mb": round(int(rss.split()[1]) / 1024, 1),
+        "pss_mb": round(rollup.get("Pss", 0) / 1024, 1),
+        "private_mb": round(private / 1024, 1),
+    }
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on right now."""
     import socket

@@ -59,7 +59,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bench._common import REPO, Progress, emit, free_port, percentile, serve_gunicorn, using_postgres
+from bench._common import REPO, Progress, emit, free_port, percentile, process_memory_mb, serve_gunicorn, using_postgres
 
 WRITE_ADVERTISERS = [f"brand_scale_{i}" for i in range(1, 9)]
 VISIBILITY_ADVERTISER = "brand_vis"
@@ -270,17 +270,6 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-def _memory_mb(pid: int) -> dict[str, float] | None:
-    """RSS and PSS (shared pages split among the processes sharing them) in MB."""
-    try:
-        rss = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmRSS:"))
-        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
-        pss = next(line for line in rollup if line.startswith("Pss:"))
-    except (OSError, StopIteration):
-        return None
-    return {"rss_mb": round(int(rss.split()[1]) / 1024, 1), "pss_mb": round(int(pss.split()[1]) / 1024, 1)}
-
-
 def _cpu_ticks(pid: int, *, reaped_children: bool = False) -> int:
     """User + system clock ticks of a process; with `reaped_children`, plus those of its
     children that have exited (a web request's PostgreSQL backend, a respawned worker)."""
@@ -315,11 +304,11 @@ def _postmaster_pid() -> int | None:
 
 
 def _resident(gunicorn: subprocess.Popen, qclusters: list[subprocess.Popen]) -> dict[str, Any]:
-    workers = [m for pid in _children(gunicorn.pid) if (m := _memory_mb(pid))]
-    q_procs = [m for q in qclusters for pid in [q.pid, *_descendants(q.pid)] if (m := _memory_mb(pid))]
+    workers = [m for pid in _children(gunicorn.pid) if (m := process_memory_mb(pid))]
+    q_procs = [m for q in qclusters for pid in [q.pid, *_descendants(q.pid)] if (m := process_memory_mb(pid))]
     return {
         "gunicorn_workers": workers,
-        "gunicorn_master": _memory_mb(gunicorn.pid),
+        "gunicorn_master": process_memory_mb(gunicorn.pid),
         "worker_rss_mb_max": max((w["rss_mb"] for w in workers), default=None),
         "worker_pss_mb_max": max((w["pss_mb"] for w in workers), default=None),
         "qcluster_processes": len(q_procs),
