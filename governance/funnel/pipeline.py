@@ -47,6 +47,8 @@ class FunnelContext:
     criteria_met: int = 0
     parked_by_provider: bool = False
     pending_traces: list[tuple[StageOutcome, Any]] = field(default_factory=list)
+    # The Trace rows flush_traces wrote, in order: the decision is read from them, not re-read.
+    stored_traces: list[Trace] = field(default_factory=list)
     memory: Any = None
     review_item: Any = None
     embedding_error: str = ""
@@ -324,9 +326,9 @@ def _trace_fields(ctx: FunnelContext, outcome: StageOutcome, memory: Memory | No
 def flush_traces(ctx: FunnelContext) -> None:
     # One statement for the buffered stages; trace_row has scrubbed each row, as bulk writes need.
     first = len(ctx.outcomes) - len(ctx.pending_traces)
-    Trace.objects.bulk_create(
-        [trace_row(**_trace_fields(ctx, outcome, memory, first + i)) for i, (outcome, memory) in enumerate(ctx.pending_traces)]
-    )
+    rows = [trace_row(**_trace_fields(ctx, outcome, memory, first + i)) for i, (outcome, memory) in enumerate(ctx.pending_traces)]
+    Trace.objects.bulk_create(rows)
+    ctx.stored_traces.extend(rows)
     ctx.pending_traces = []
 
 

@@ -170,6 +170,34 @@ def decision_for_event(event: MemoryEvent, *, replayed: bool = False) -> Decisio
     )
 
 
+def _as_stored(value: Any) -> Any:
+    # What a JSON column gives back once read (tuples as lists, keys as strings).
+    return json.loads(json.dumps(value))
+
+
+def _decision_from_context(ctx: p.FunnelContext) -> Decision | None:
+    """The decision just made, from the rows the funnel wrote in this call (what
+    decision_for_event would read back: the event's columns, its traces in order, its
+    parked item); None when some trace did not go through the funnel's buffer."""
+    event = ctx.event
+    if not event.action or len(ctx.stored_traces) != len(ctx.outcomes):
+        return None
+    for trace in ctx.stored_traces:
+        trace.reasons, trace.reason_codes, trace.scores = _as_stored([trace.reasons, trace.reason_codes, trace.scores])
+    event.reasons, event.reason_codes = _as_stored([event.reasons, event.reason_codes])
+    columns = reason_columns(row_reasons(event))
+    return Decision(
+        action=event.action,
+        layer=event.decided_layer or None,
+        memory_id=event.memory_id,
+        event_id=event.pk,
+        reasons=columns["reasons"],
+        reason_codes=columns["reason_codes"],
+        stages=[_trace_dict(t) for t in sorted(ctx.stored_traces, key=lambda t: (t.seq, t.pk or 0))],
+        review_item_id=ctx.review_item.pk if ctx.review_item is not None else None,
+    )
+
+
 def _existing(actor: str, key: str | None) -> MemoryEvent | None:
     if not key:
         return None
@@ -257,7 +285,8 @@ def event_submit(
                 return decision_for_event(first, replayed=True)
         else:
             event.save()
-        p.flush_traces(ctx)
+        # The traces of the stages before the row existed wait in the buffer: run_stages
+        # writes them with the ones inside, in one insert.
         p.run_stages(ctx, inside)
         if ctx.event.action == "":
             # A custom pipeline without a commit stage still leaves a decided event.
@@ -265,9 +294,12 @@ def event_submit(
             MemoryEvent.objects.filter(pk=event.pk).update(
                 action=ctx.final, **reason_columns(ctx.reasons), status=EventStatus.DECIDED, decided_at=timezone.now()
             )
-    event.refresh_from_db()
-    record_decision(action=event.action, stage=ctx.decided_by or "commit")
-    return decision_for_event(event)
+    decision = _decision_from_context(ctx)
+    if decision is None:
+        event.refresh_from_db()
+        decision = decision_for_event(event)
+    record_decision(action=decision.action, stage=ctx.decided_by or "commit")
+    return decision
 
 
 MAX_TURNS = 50

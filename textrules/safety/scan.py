@@ -132,7 +132,8 @@ def scan_data(value: Any) -> tuple[Any, Findings]:
                 clean_key = k
                 if isinstance(k, str):
                     scanned = scan_text(k)
-                    found += scanned
+                    if scanned:  # most keys and strings hold nothing: no new Findings to build
+                        found += scanned
                     clean_key = scanned.text
                     while clean_key in out:
                         clean_key += "_"
@@ -147,7 +148,8 @@ def scan_data(value: Any) -> tuple[Any, Findings]:
             return cut
         if isinstance(item, str):
             scanned = scan_text(item)
-            found += scanned
+            if scanned:
+                found += scanned
             return scanned.text
         if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 10**10:
             # A phone or card number sent as a JSON number is personal data all the same.

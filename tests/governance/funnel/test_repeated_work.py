@@ -7,8 +7,8 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from governance.intake.services import event_ingest
-from governance.models import Trace
+from governance.intake.services import decision_for_event, event_ingest
+from governance.models import MemoryEvent, Trace
 from memories.embeddings import get_embedder
 from memories.embeddings.passage_cache import passage_vectors
 from memories.embeddings.store import embedding_text
@@ -55,8 +55,39 @@ def test_traces_are_written_in_bulk_in_stage_order(no_sampled_audit):
     assert [t.stage for t in rows] == [s["stage"] for s in decision.stages]
     assert {"judge", "conflict", "decision"} <= {t.stage for t in rows}
     inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('INSERT INTO "governance_trace"')]
-    # The stages before the event row exists, then those inside the write transaction.
-    assert len(inserts) == 2, inserts
+    # The stages before the event row exists wait for those inside the write transaction: one insert.
+    assert len(inserts) == 1, inserts
+
+
+@pytest.mark.parametrize(
+    ("text", "source", "action"),
+    [
+        (RULE, "user", "WRITE"),
+        ("用户说：brand_A 口红计划出价不要超过1.5元", "user", "PENDING_REVIEW"),
+        ("好的，谢谢 thanks", "user", "REJECT"),
+    ],
+)
+def test_the_decision_returned_is_the_one_stored(no_sampled_audit, text, source, action):
+    """The decision is built from the rows the funnel just wrote, not read back: it must
+    equal what reading the event again gives (as a replay does)."""
+    # A rule the operator set: a user saying otherwise is parked for a person, not a new version.
+    memory_create(
+        content="公司规定：brand_A 口红计划出价不要超过2元",
+        layer="L2",
+        advertiser="brand_A",
+        source_attribution="human_config",
+        grounding="grounded",
+        embed=False,
+    )
+    with CaptureQueriesContext(connection) as queries:
+        decision = event_ingest(text=text, advertiser="brand_A", source=source, actor="token:a")
+    assert decision.action == action, decision.reasons
+    event_reads = [q["sql"] for q in queries.captured_queries if q["sql"].startswith('SELECT "governance_memoryevent"')]
+    assert event_reads == [], "the event row was read back"
+    stored = decision_for_event(MemoryEvent.objects.get(pk=decision.event_id))
+    assert decision == stored
+    if action == "PENDING_REVIEW":
+        assert decision.review_item_id is not None
 
 
 def test_an_out_of_range_memory_is_refused_by_the_table():
