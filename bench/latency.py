@@ -395,6 +395,105 @@ def vector_recall(queries: int) -> dict[str, float]:
     return {"vector_recall_at_10": round(sum(recalls) / max(len(recalls), 1), 4), "vector_recall_pairs": len(recalls)}
 
 
+def extra_worker(database: str, in_process: bool) -> dict[str, Any]:
+    """Run in a subprocess (`--extra-worker`): one more process of the service on the bench's
+    database, as a new web or qcluster worker starts. Its memory is read after Django and
+    the embedder are loaded and again after the vector index is loaded and a few searches
+    ran (the fast path a worker serves), then its index load time. `in_process` keeps the
+    vectors in the process (memories/search/vector_file.py's LocalVectors, the per-process
+    design) instead of mapping the shared file: the comparison, in the same run."""
+    import os
+
+    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "lingix_site.settings"
+    import django
+
+    django.setup()
+    from bench._common import process_memory_mb
+    from memories.embeddings import get_embedder
+    from memories.search import vectors
+    from memories.search.filters import SearchFilter
+
+    if in_process:
+        vectors.shared_path = lambda name: None  # type: ignore[assignment]
+    plan = query_plan(20)
+    queries = [get_embedder().embed_query(query) for query, _ in plan]
+    before = process_memory_mb()
+    t0 = time.perf_counter()
+    vectors.vector_index.refresh()
+    load_s = time.perf_counter() - t0
+    for vector, (_, advertiser) in zip(queries, plan, strict=True):
+        vectors.vector_index.search(vector, SearchFilter.for_advertiser(advertiser), 10)
+    after = process_memory_mb()
+    assert before is not None and after is not None
+    return {
+        "vectors": "in process" if in_process else "shared file",
+        "index_load_s": round(load_s, 2),
+        "vectors_read_from_db": vectors.vector_index.loads["vectors_read"],
+        "before_index": before,
+        "after_index": after,
+        **{f"index_{key}": round(after[key] - before[key], 1) for key in ("rss_mb", "pss_mb", "private_mb")},
+    }
+
+
+def worker_memory(progress: Progress) -> dict[str, Any]:
+    """An extra worker's memory with the shared vector file and with the vectors in its own
+    process, while this process (which loaded the index first) keeps its own map open."""
+    import subprocess
+
+    from django.db import connection
+
+    from bench._common import REPO
+
+    database = str(connection.settings_dict["NAME"])
+    out: dict[str, Any] = {}
+    for in_process in (False, True):
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.latency", "--extra-worker", database, *(["--in-process"] if in_process else [])],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"extra worker failed: {done.stderr[-1500:]}")
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        out["in_process" if in_process else "shared_file"] = report
+        progress(
+            f"extra worker ({report['vectors']}): index load {report['index_load_s']} s, "
+            f"+{report['index_rss_mb']} MB RSS, +{report['index_pss_mb']} MB PSS, +{report['index_private_mb']} MB private"
+        )
+    return out
+
+
+def delete_refresh() -> dict[str, Any]:
+    """What a delete costs the index: the refresh after one memory is deleted (the deleted id
+    read from the log and dropped), against a full reload of the same index, same run."""
+    from django.db import connection
+
+    from memories.search.vectors import vector_index
+    from memories.storage import memories_delete
+
+    vector_index.refresh()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT max(id) FROM memories_memory WHERE supersedes_id IS NULL")
+        (victim,) = cursor.fetchone()
+    full_before = vector_index.loads["full"]
+    memories_delete(memory_ids=[victim])
+    t0 = time.perf_counter()
+    vector_index.refresh()
+    after_delete_ms = (time.perf_counter() - t0) * 1000
+    assert vector_index.loads["full"] == full_before, "a delete must not reload the index in full"
+    vector_index.invalidate()
+    t0 = time.perf_counter()
+    vector_index.refresh()
+    full_ms = (time.perf_counter() - t0) * 1000
+    return {
+        "refresh_after_delete_ms": round(after_delete_ms, 2),
+        "full_reload_ms": round(full_ms, 1),
+        "vectors_shared": vector_index.shared,
+    }
+
+
 def _row(
     n: int, rate: float | None, results: list[dict[str, Any]], args: argparse.Namespace, rng: random.Random, progress: Progress
 ) -> dict[str, Any]:
@@ -412,6 +511,9 @@ def _row(
     row["operator_search_p95_over_numpy_scan_p95"] = round(row["search_p95_ms_operator_view"] / max(row["numpy_scan_p95_ms"], 1e-6), 2)
     row["search_p95_over_numpy_scan_p95"] = round(row["search_p95_ms"] / max(row["numpy_scan_p95_ms"], 1e-6), 2)
     row.update(vector_recall(args.queries))
+    if n == max(args.size_list):
+        row["extra_worker"] = worker_memory(progress)
+        row.update(delete_refresh())
     progress(
         f"n={n}: search p95 {row['search_p95_ms']} ms (operator view {row['search_p95_ms_operator_view']} ms), "
         f"float32 scan p95 {row['numpy_scan_p95_ms']} ms, vector recall@10 {row['vector_recall_at_10']}"
@@ -445,7 +547,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--rounds", type=int, default=1, help="measure the searches this many times per size, each reported (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--extra-worker", metavar="DATABASE", help=argparse.SUPPRESS)
+    parser.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.extra_worker:
+        print(json.dumps(extra_worker(args.extra_worker, args.in_process)))
+        return 0
     try:
         sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     except ValueError:
@@ -455,6 +562,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write("bench.latency: error: sizes, --queries and --base-texts must be positive\n")
         return 2
 
+    args.size_list = sizes
     progress = Progress(args.quiet)
     if args.reuse_corpus and len(sizes) != 1:
         sys.stderr.write("bench.latency: error: --reuse-corpus takes exactly one size, e.g. --sizes 100000\n")
@@ -504,6 +612,10 @@ def main(argv: list[str] | None = None) -> int:
             "search_cpu_ms": "process CPU time of memory_search minus the embedder's CPU time (OMP_NUM_THREADS=1)",
             "numpy_scan_ms": "baseline in the same run: unfiltered matrix @ q over every stored vector, then the top 10",
             "vector_recall_at_10": "vector side (sign-code pass + exact rescoring) vs the exact float32 scan, same filter, top 10",
+            "extra_worker": "largest size only: a new process on the same database, memory (/proc/self: VmRSS, smaps_rollup Pss and "
+            "Private_*) after Django + embedder and again after the vector index is loaded and 20 searches ran; shared_file maps "
+            "<database>.vectors, in_process holds the vectors itself (the per-process design); this bench process keeps its map open",
+            "refresh_after_delete_ms": "largest size only: the refresh after one memory is deleted, against full_reload_ms, same index",
             "passage_embed_per_s": round(passage_per_s, 1),
         },
     }

@@ -304,6 +304,7 @@ SLOW_MODULES = frozenset(
         "tests/governance/lifecycle/test_overlapping_runs.py",
         "tests/governance/test_funnel_labelled_set.py",
         "tests/memories/test_search_threads.py",
+        "tests/memories/test_shared_vector_file.py",
         "tests/memories/test_vector_first_pass.py",
         "tests/security/test_erase_files.py",
         "tests/site/test_cli_process.py",
