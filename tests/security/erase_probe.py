@@ -63,6 +63,14 @@ def main() -> int:
     before = {"versions": Memory.objects.filter(pk__in=[memory.pk, newer.pk]).count(), "review_items": ReviewItem.objects.count()}
     db = Path(connection.settings_dict["NAME"])
     seen_before = found_in(b"".join(p.read_bytes() for p in (db, Path(f"{db}-wal")) if p.exists()))
+    # The vector index's shared file holds a float32 copy of each vector once a process has
+    # loaded it: the erase must zero those slots too.
+    from memories.search.vectors import vector_index
+
+    vector_index.refresh()
+    embeddings = [bytes(m.embedding) for m in Memory.objects.filter(pk__in=[memory.pk, newer.pk]) if m.embedding]
+    vector_file = Path(f"{db}.vectors")
+    vectors_before = sum(e in vector_file.read_bytes() for e in embeddings) if vector_file.exists() else 0
 
     out = io.StringIO()
     with redirect_stdout(out):
@@ -91,6 +99,8 @@ def main() -> int:
                 "refusal": refusal,
                 "files": {name: len(blob) for name, blob in blobs.items()},
                 "left": {name: found_in(blob) for name, blob in blobs.items()},
+                "vectors_before": vectors_before,
+                "vectors_left": {name: sum(e in blob for e in embeddings) for name, blob in blobs.items()},
             },
             ensure_ascii=False,
         )

@@ -42,6 +42,13 @@ def test_no_byte_of_the_words_is_left_in_the_database_files(probe):
     assert probe["files"].get("bench.db-wal", 0) == 0
 
 
+def test_the_shared_vector_file_keeps_no_vector_of_the_erased_memory(probe):
+    # The control: the file held the vectors before, or finding none after means nothing.
+    assert probe["vectors_before"] >= 1
+    assert "bench.db.vectors" in probe["files"]
+    assert all(count == 0 for count in probe["vectors_left"].values()), probe["vectors_left"]
+
+
 def test_each_version_leaves_a_tombstone_naming_who_and_why(probe):
     stones = probe["tombstones"]
     assert len(stones) == 2
