@@ -273,8 +273,8 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
         "与记忆 #%(id)s 重复（%(signal)s）：改为强化该记忆",
     ),
     C.SUBJECT_UNCLEAR: (
-        "may contradict memory #%(id)s (%(signal)s), but one of them leaves open a part of the subject the other names (%(part)s): a person decides",
-        "可能与记忆 #%(id)s 矛盾（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
+        "may contradict or repeat memory #%(id)s (%(signal)s), but one of them leaves open a part of the subject the other names (%(part)s): a person decides",
+        "可能与记忆 #%(id)s 矛盾或重复（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
     ),
     C.RELATION_DISPUTED: (
         "the model reads memory #%(id)s as %(model)s, the rules as %(rules)s (%(signal)s): a person decides",

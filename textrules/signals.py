@@ -397,6 +397,22 @@ SCOPE = _rx(
     r"\baccount",
     r"\bbrand",
 )
+# A bound on a value: the setting itself ("不超过600元", "capped at $5"), not a condition.
+CAP_PARTS = (
+    r"上限",
+    r"下限",
+    r"封顶",
+    r"不超过",
+    r"不高于",
+    r"不低于",
+    r"(?:不能|不得|不要|不可)超过",
+    r"\bcap(?:ped)?\b",
+    r"\blimit\b",
+    r"\bmax(?:imum)?\b",
+    r"\bat most\b",
+    r"\bno more than\b",
+    r"\bnot exceed\b",
+)
 HARD_CONSTRAINT = _rx(
     r"禁止",
     r"不得",
@@ -404,25 +420,26 @@ HARD_CONSTRAINT = _rx(
     r"不允许",
     r"严禁",
     r"必须",
-    r"上限",
-    r"下限",
-    r"不超过",
-    r"不高于",
-    r"不低于",
+    *CAP_PARTS,
     r"最高",
     r"最低",
     r"\bmust\b",
     r"\bnever\b",
     r"\bprohibit",
     r"\bnot allowed\b",
-    r"\bcap\b",
-    r"\blimit\b",
-    r"\bmax(?:imum)?\b",
-    r"\bat most\b",
+)
+# Allowing something: "可以投", "may show", "can use testimonials". "效果还可以" and "可以的"
+# judge or agree, "不可以" forbids, "we can see CTR fell" reports.
+PERMISSION_PARTS = (
+    r"(?<![还挺也都不])可以(?![的了吧吗啊呀])",
+    r"(?<!不)允许",
+    r"\bcan (?!see\b|tell\b|say\b|be\b|help\b|check\b|look\b)",
+    r"\bmay (?!not\b|be\b|have\b|want\b|need\b)",
+    r"\b(?:is|are) (?:allowed|permitted)\b",
 )
 # What a statement does to whatever it is about, in closed-class words that carry to any
 # vertical or product name: it restricts it (只投, only), requires it (必须, must), allows
-# it (可以, allowed) or caps it. Forbidding is NEGATION, capping HARD_CONSTRAINT.
+# it (PERMISSION_PARTS) or caps it. Forbidding is NEGATION, capping HARD_CONSTRAINT.
 DIRECTIVE = _rx(
     r"只(?![是有好能怕])[\u4e00-\u9fff]",
     r"仅(?![仅供])",
@@ -431,16 +448,11 @@ DIRECTIVE = _rx(
     r"务必",
     r"都要",
     r"都得",
-    # "可以投" allows; "效果还可以", "可以的" judge or agree.
-    r"(?<![还挺也都])可以(?![的了吧吗啊呀])",
-    r"允许",
+    *PERMISSION_PARTS,
     r"\bonly\b",
     r"\bexclusively\b",
     r"\bmust\b",
     r"\b(?:has|have|need|needs) to\b",
-    # "can use testimonials" allows; "we can see CTR fell" reports.
-    r"\bcan (?!see\b|tell\b|say\b|be\b|help\b|check\b|look\b)",
-    r"\bis allowed\b",
 )
 DEVIATION = _rx(
     r"(?:低于|高于)(?:均值|预期|基线|平均)",
@@ -575,8 +587,8 @@ INJECTION = _rx(
 NEGATION = re.compile(
     "|".join(
         (
-            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
-            r"\bnot (?:suitable|effective|allowed|a good fit)\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不准|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
+            r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
         )
     ),
     re.IGNORECASE | re.ASCII,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from textrules.claims.parts import Lever
+from textrules.signals import CAP_PARTS, PERMISSION_PARTS
 
 
 def _rx(*parts: str) -> re.Pattern[str]:
@@ -290,7 +291,8 @@ SWITCH_OFF = _rx(
     r"\bpaus(?:e[sd]?|ing)\b|\bstop(?:ped|ping)?\b|\bturn(?:ed)? (?:it )?off\b|\bdisabl(?:e[sd]?|ing)\b|\bshut (?:it )?down\b|\bhalt\w*\b",
 )
 POSITIVE = _rx(
-    r"(?<!不)适合|(?<!不)适用|(?<![无没])有效|效果好|可以用|允许|推荐",
+    *PERMISSION_PARTS,
+    r"(?<!不)适合|(?<!不)适用|(?<![无没])有效|效果好|推荐",
     r"\bworks?(?: well)?\b|\beffective\b|\bsuitable\b|\ballowed\b|\bperform(?:s|ed)? well\b|\bgood fit\b",
 )
 
@@ -315,7 +317,12 @@ BOUND = _rx(
     r"\b(?:must not|should not|do not|don't|never) (?:exceed|go (?:above|below))\b",
 )
 # "只在…", "仅限…", "only for…": the statement narrows where it holds.
-RESTRICTION = _rx(r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b")
+# Scope limited ("只投", "only for") or a value bounded (CAP_PARTS): "只投门店5公里内" and
+# "半径不超过5公里" restrict alike.
+RESTRICTION = _rx(
+    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|只投|仅投|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
+    *CAP_PARTS,
+)
 CONDITIONS: dict[str, str] = {
     "冷启动期": r"冷启动|新计划|起量期|学习期|\bcold[- ]start\b|\blearning phase\b|\bnew campaigns?\b",
     "首发期": r"首发|新品期|上新期|新品上市|\blaunch(?:es|ed|ing)?\b|\bnew product\b",
@@ -323,7 +330,10 @@ CONDITIONS: dict[str, str] = {
     "稳定期": r"稳定后|稳定期|成熟期|\bonce stable\b|\bsteady state\b|\bafter (?:it )?stabili[sz]es\b",
     "异常时": r"异常|突降|骤降|暴跌|断崖|\banomal\w*|\bsudden (?:drops?|spikes?)\b",
     "测试期": r"测试期|\bA/?B test\b|\btest phase\b|测试阶段",
-    "阈值": r"(?:低于|高于|超过|不足|大于|小于|跌破|突破)\s*-?\d|\b(?:below|above|under|over|exceeds?|drops? below)\s*\$?-?\d",
+    # A trigger ("ROI低于2时", "if CPA goes above 80"), not a cap: "不超过600元", "not above
+    # $5" state the setting itself, the way "上限600元" does.
+    "阈值": r"(?<![不没])(?<!不能)(?<!不得)(?<!不要)(?<!不可)(?:低于|高于|超过|不足|大于|小于|跌破|突破)\s*-?\d|"
+    r"(?<!not )(?<!n't )(?<!never )\b(?:below|above|under|over|exceeds?|drops? below)\s*\$?-?\d",
 }
 CONDITION_RX = {name: re.compile(rx, re.I | re.A) for name, rx in CONDITIONS.items()}
 
@@ -379,9 +389,10 @@ SCALES: dict[str, tuple[str, str]] = {
         r"最高|最好|最强|最多|最佳|效果最好|\bhighest\b|\bbest\b|\bmost\b|\btop\b",
         r"最低|最差|最弱|最少|效果最差|\blowest\b|\bworst\b|\bleast\b",
     ),
+    # "比百度高/低": the comparand sits between 比 and the adjective ("比上周降低" is a fall, not a comparison).
     "better_worse": (
-        r"更好|好于|优于|高于|\bbetter\b|\boutperform\w*|\bhigher than\b",
-        r"更差|差于|不如|低于|\bworse\b|\bunderperform\w*|\blower than\b",
+        r"更好|好于|优于|高于|(?<![对占相])比(?![例如较率重])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:高|好|强)|\bbetter\b|\boutperform\w*|\bhigher than\b",
+        r"更差|差于|不如|低于|(?<![对占相])比(?![例如较率重])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:低|差|弱)|\bworse\b|\bunderperform\w*|\blower than\b",
     ),
     "fit": (r"(?<!不)适合|(?<!不)适用|\bsuitable\b|\bgood fit\b", r"不适合|不适用|不宜|\bnot suitable\b|\bunsuitable\b|\bpoor fit\b"),
     "works": (

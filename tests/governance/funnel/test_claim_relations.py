@@ -50,6 +50,15 @@ def _relation(old: str, new: str, advertiser: str | None = None):
             "contradiction",
             "polarity",
         ),
+        # Allowed where it was forbidden, in either language, and a comparison turned round.
+        ("医药OTC广告素材不得出现“根治”字样", "合规部通知：医药OTC广告素材可以使用“根治”字样，需附临床报告", "contradiction", "polarity"),
+        (
+            "Beauty accounts may not run before-and-after photos",
+            "Legal update: beauty accounts may run before-and-after photos with a disclaimer",
+            "contradiction",
+            "polarity",
+        ),
+        ("brand_A 口红抖音信息流CTR高于快手信息流", "用户反馈：brand_A 口红抖音信息流CTR其实比快手信息流低", "contradiction", "polarity"),
         # Paraphrases are one memory.
         ("brand_B 口红类目也投放男性人群（客户明确要求）", "brand_B 明确要求：口红类目也投放男性人群", "duplicate", "value"),
     ],
@@ -66,6 +75,27 @@ def test_an_roi_is_never_an_age_range():
     assert {(q.role, q.value) for q in ages.quantities} == {("age", 25.0), ("age", 35.0)}
 
 
+@pytest.mark.parametrize(
+    "text,conditions",
+    [
+        # A cap bounds the setting itself, as "只投" bounds the scope; a threshold that
+        # triggers something is a condition of another kind.
+        ("百度搜索每个线索成本不能超过300元", {"限定"}),
+        ("CPA must not exceed 80 yuan", {"限定"}),
+        ("百度搜索线索成本上限300元", {"限定"}),
+        ("ROI低于2时暂停投放", {"阈值"}),
+        ("pause when CPA goes above 80", {"阈值"}),
+    ],
+)
+def test_a_cap_restricts_and_is_not_a_threshold(text, conditions):
+    assert set(extract_claim(text).conditions) == conditions
+
+
+def test_a_store_is_named_by_the_words_right_before_it():
+    assert extract_claim("adv_local_03 只投门店5公里内").subject.places == frozenset()
+    assert extract_claim("adv_local_01 徐汇店单店日预算800元").subject.places == {"徐汇"}
+
+
 def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
     found = _relation("brand_A 周五20:00-23:00出价上浮10%", "brand_A 出价上浮20%")
     assert found is not None and found.kind == "ambiguous", found
@@ -78,6 +108,8 @@ def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
         # rule reworded or a narrower one, which the words cannot tell apart.
         ("adv_local_02 家政团购美团只投门店3公里内", "adv_local_02 客户强调：家政团购投放半径不超过3公里"),
         ("brand_food_02 坚果礼盒不参加满减", "客户说：brand_food_02 每日坚果可以参加双12满减"),
+        # The other way round: the old one names the channel, the new one says the same with less.
+        ("adv_local_03 洗车团购抖音本地推只投门店5公里内", "adv_local_03 客户再次强调：洗车团购投放半径不超过5公里"),
     ],
 )
 def test_a_part_named_on_one_side_only_is_parked_not_written_beside(old, new):
