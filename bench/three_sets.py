@@ -52,6 +52,18 @@ def _rows(name: str, doc: dict[str, Any], variants: list[str]) -> dict[str, Any]
     return out
 
 
+def _locomo_categories(doc: dict[str, Any], variants: list[str]) -> dict[str, Any]:
+    by_variant = doc["variants"]["results"] if "variants" in doc and "results" in doc["variants"] else {variants[0]: doc}
+    return {
+        variant: {
+            mode: {category: {m: row[m] for m in METRICS} for category, row in by_variant[variant][mode]["by_category"].items()}
+            for mode in ("keyword", "vector", "hybrid")
+            if mode in by_variant[variant]
+        }
+        for variant in variants
+    }
+
+
 def verdicts(table: dict[str, dict[str, Any]], variants: list[str]) -> dict[str, dict[str, Any]]:
     """Per variant after the first: the change in each set's hybrid recall and whether it holds."""
     base = variants[0]
@@ -104,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(args.quiet)
     started = time.perf_counter()
     common = ["--variants", json.dumps(named, ensure_ascii=False), "--variant-modes", "hybrid"]
-    locomo_args = ["--modes", "vector,hybrid", *common]
+    locomo_args = ["--modes", "keyword,vector,hybrid", *common]
     if args.locomo_data:
         locomo_args += ["--data", str(args.locomo_data)]
     if args.locomo_conversations:
@@ -122,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         "variants": named,
         "table": table,
         "verdicts": verdicts(table, variants),
+        # Recall per LoCoMo category, so a change aimed at one kind of question shows where it lands.
+        "locomo_by_category": _locomo_categories(docs["locomo"], variants),
         "sizes": {
             "locomo": {"questions": docs["locomo"]["questions"], "turns": docs["locomo"]["turns"]},
             "zh_adops": {"queries": docs["zh_adops"]["queries"], "memories": docs["zh_adops"]["memories"]},

@@ -60,6 +60,13 @@ class RankingConfig:
     # question (terms_vector_weight) lost ad-ops recall@10 at 0.3 and 0.5: off.
     zh_chat_vector_weight: float | None = 0.6
     terms_vector_weight: float | None = None
+    # English questions about what would or might be (LoCoMo open-domain) and questions
+    # that ask when (temporal), each off: in bench.three_sets on all ten LoCoMo
+    # conversations, hypothetical 0.5 moved open-domain R@10 0.398 -> 0.404 but R@5 0.293 ->
+    # 0.284 (0.6 and 0.8 lost R@10); when 0.3 and 0.5 lost temporal R@10 (0.768 -> 0.760,
+    # 0.762). The Chinese sets do not move (the shapes are English).
+    hypothetical_vector_weight: float | None = None
+    when_vector_weight: float | None = None
 
     def weights_for(self, language: str) -> tuple[float, float]:
         """(vector, keyword) fusion weights for a query in `language`."""
@@ -71,6 +78,10 @@ class RankingConfig:
         """(vector, keyword) fusion weights for this query: its shape first, then its language."""
         if not prepared.question and self.terms_vector_weight is not None:
             return self.terms_vector_weight, 1.0 - self.terms_vector_weight
+        if prepared.hypothetical and self.hypothetical_vector_weight is not None:
+            return self.hypothetical_vector_weight, 1.0 - self.hypothetical_vector_weight
+        if prepared.asks_when and self.when_vector_weight is not None:
+            return self.when_vector_weight, 1.0 - self.when_vector_weight
         if prepared.language == QueryLanguage.CHINESE and not prepared.domain_terms and self.zh_chat_vector_weight is not None:
             return self.zh_chat_vector_weight, 1.0 - self.zh_chat_vector_weight
         return self.weights_for(prepared.language)

@@ -102,6 +102,11 @@ _EN_QUESTION_START = re.compile(
     r"^\s*(?:what|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|would|should|will|has|have|had)\b",
     re.IGNORECASE,
 )
+# A question about what someone would or might do or be (LoCoMo's open-domain inference
+# questions: "Would Caroline likely have Dr. Seuss books?"): the answer is inferred from
+# turns that say something else in other words, so no question word of it is in them.
+_EN_HYPOTHETICAL = re.compile(r"\b(?:would|likely|might)\b", re.IGNORECASE)
+_EN_WHEN = re.compile(r"^\s*when\b", re.IGNORECASE)
 # Ad-ops terms of the synonym table, minus the ones everyday questions use too (几点).
 _DOMAIN_HAN = tuple(t for group in SYNONYM_GROUPS for t in group if _HAN_CHAR.search(t) and len(t) >= 2 and t not in _ZH_QUESTION_PHRASES)
 _DOMAIN_LATIN = re.compile(
@@ -120,6 +125,9 @@ class PreparedQuery:
     question: bool = True
     # Names an ad-ops term of the synonym table.
     domain_terms: bool = False
+    # An English question about what would or might be, and one that asks when.
+    hypothetical: bool = False
+    asks_when: bool = False
 
 
 def is_question(text: str) -> bool:
@@ -158,4 +166,6 @@ def prepare_query(text: str, *, strip_questions: bool = True) -> PreparedQuery:
         language=query_language(text),
         question=is_question(text),
         domain_terms=names_domain_terms(text),
+        hypothetical=bool(_EN_HYPOTHETICAL.search(text)) and query_language(text) == QueryLanguage.ENGLISH,
+        asks_when=bool(_EN_WHEN.match(text)),
     )

@@ -84,3 +84,16 @@ def test_query_adaptive_weights_follow_the_shape_before_the_language():
     assert (round(vector, 6), round(keyword, 6)) == (0.3, 0.7)
     # Unset fields leave every query on the one global pair.
     assert RankingConfig().weights_for_query(prepare_query("千川 预算 ROI")) == RankingConfig().weights_for(QueryLanguage.CHINESE)
+
+
+def test_english_hypothetical_and_when_questions_can_have_their_own_weights():
+    would = prepare_query("Would Caroline likely have Dr. Seuss books on her bookshelf?")
+    when = prepare_query("When did Melanie paint a sunrise?")
+    assert would.hypothetical and not would.asks_when and when.asks_when and not when.hypothetical
+    # 可能/会不会 are not read as hypothetical: the shapes are measured on English only.
+    assert not prepare_query("ROI 可能会下降吗").hypothetical
+    config = RankingConfig(hypothetical_vector_weight=0.5, when_vector_weight=0.3)
+    assert config.weights_for_query(would) == (0.5, 0.5)
+    assert [round(w, 6) for w in config.weights_for_query(when)] == [0.3, 0.7]
+    # Off by default: both keep the global pair.
+    assert RankingConfig().weights_for_query(would) == RankingConfig().weights_for_query(when) == (0.4, 0.6)
