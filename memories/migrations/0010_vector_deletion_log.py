@@ -26,9 +26,16 @@ FORWARD = [
         INSERT INTO memories_vectordeletion(memory_id, rev)
         SELECT old.id, generation FROM memories_searchstate WHERE id = 1;
     END""",
+    # The search state row goes only when the tables are flushed (tests) or replaced: its
+    # generation then starts again from 0, and deletes logged under the old numbers must
+    # not be read as new ones.
+    """CREATE TRIGGER memories_searchstate_ad AFTER DELETE ON memories_searchstate BEGIN
+        DELETE FROM memories_vectordeletion;
+    END""",
 ]
 
 BACKWARD = [
+    "DROP TRIGGER IF EXISTS memories_searchstate_ad",
     "DROP TRIGGER IF EXISTS memories_memory_gen_ad",
     """CREATE TRIGGER memories_memory_gen_ad AFTER DELETE ON memories_memory BEGIN
         INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);

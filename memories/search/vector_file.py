@@ -265,15 +265,27 @@ class SharedVectors:
             return
         for memory_id in ids.tolist():
             self.overlay.pop(memory_id, None)
-        self._write(ids, revs, np.asarray(vectors, dtype=np.float32))
+        try:
+            self._write(ids, revs, np.asarray(vectors, dtype=np.float32))
+        except OSError as exc:
+            # A full disk must not fail the search: keep these vectors in the process.
+            logger.warning("vector file %s not written (%s): %d vectors kept in process", self.path, exc, len(ids))
+            for memory_id, vector in zip(ids.tolist(), vectors, strict=True):
+                self.overlay[memory_id] = np.array(vector, dtype=np.float32)
 
     def erase(self, ids: np.ndarray, revs: np.ndarray) -> None:
         """Zero the slots of deleted rows (their rev: the generation of the delete)."""
         for memory_id in ids.tolist():
             self.overlay.pop(memory_id, None)
+        self.sync()
         inside = ids < len(self._slots)
         if inside.any():
-            self._write(ids[inside], revs[inside], np.zeros((int(inside.sum()), self.dim), dtype=np.float32))
+            try:
+                self._write(ids[inside], revs[inside], np.zeros((int(inside.sum()), self.dim), dtype=np.float32))
+            except OSError as exc:
+                # The rows are dropped from the index all the same; the next process to
+                # load in full zeroes what is left (see VectorIndex._load_all).
+                logger.warning("vector file %s: deleted slots not zeroed (%s)", self.path, exc)
 
     def forget(self, ids: np.ndarray) -> None:
         for memory_id in ids.tolist():

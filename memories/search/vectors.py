@@ -228,7 +228,9 @@ class VectorIndex:
 
     def _deleted_since(self, since: int) -> dict[int, int]:
         """memory id -> generation of its delete, for the deletes after `since` (the log the
-        delete trigger of migration 0010 fills)."""
+        delete trigger of migration 0010 fills; SQLite only, as the search state is)."""
+        if connection.vendor != "sqlite":
+            return {}
         with connection.cursor() as cursor:
             cursor.execute("SELECT memory_id, max(rev) FROM memories_vectordeletion WHERE rev > %s GROUP BY memory_id", [since])
             return {int(memory_id): int(rev) for memory_id, rev in cursor.fetchall()}

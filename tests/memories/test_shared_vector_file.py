@@ -193,3 +193,46 @@ def test_in_memory_databases_keep_the_vectors_in_the_process(tmp_path):
     local = LocalVectors(2)
     local.put(np.array([3]), np.array([5]), np.array([[1.0, 0.0]], dtype=np.float32), committed=True)
     assert local.revs(np.array([3, 9])).tolist() == [5, 0]
+
+
+def test_a_slot_deleted_while_no_process_looked_is_zeroed_by_the_next_full_load(pair):
+    first, second, database = pair
+    ids = first("write", texts=["巨量千川 临时计划 ROI 2.1 测试删除"], advertiser="brand_B")["ids"]
+    first("refresh")
+    assert _slot(database, ids[0])[1].any()
+    first("delete", memory_ids=ids)  # no process refreshes before the next one starts
+    third = Worker(database)
+    try:
+        assert third("refresh")["loads"]["full"] == 1
+        assert not _slot(database, ids[0])[1].any()
+    finally:
+        third.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deletes_are_dropped_and_compacted_without_a_full_reload_in_process(make_memory, monkeypatch):
+    """The test database is in memory: the vectors stay in the process, and a delete takes
+    the same incremental path as with the shared file."""
+    from django.db import connection
+
+    from memories.embeddings import get_embedder
+    from memories.search import vectors
+    from memories.search.filters import SearchFilter
+    from memories.storage import memories_delete
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the vector index follows SQLite's trigger-kept search state")
+    monkeypatch.setattr(vectors, "_COMPACT_MIN", 1)
+    index = vectors.VectorIndex()
+    kept = make_memory("冷启动期出价不超过1.6元", advertiser="brand_A")
+    doomed = [make_memory(f"素材疲劳第{day}天 CTR 下降，更换素材", advertiser="brand_A") for day in (3, 5, 7)]
+    query = get_embedder().embed_query("素材疲劳 更换素材")
+    assert {m.pk for m in doomed} <= {m for m, _ in index.search(query, SearchFilter.for_advertiser("brand_A"), 10)}
+    assert index.shared is False and index.loads["full"] == 1
+
+    memories_delete(memory_ids=[m.pk for m in doomed])
+    hits = [m for m, _ in index.search(query, SearchFilter.for_advertiser("brand_A"), 10)]
+    assert hits == [kept.pk]
+    assert index.loads["full"] == 1 and index.loads["deleted"] == 3
+    assert index._rows is not None and index._rows.ids.tolist() == [kept.pk], "the deleted rows were taken out"
+    assert index.search(query, SearchFilter.for_advertiser("brand_A"), 10, exact=True)[0][0] == kept.pk
