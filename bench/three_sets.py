@@ -52,7 +52,7 @@ def _rows(name: str, doc: dict[str, Any], variants: list[str]) -> dict[str, Any]
     return out
 
 
-def _locomo_categories(doc: dict[str, Any], variants: list[str]) -> dict[str, Any]:
+def locomo_categories(doc: dict[str, Any], variants: list[str]) -> dict[str, Any]:
     by_variant = doc["variants"]["results"] if "variants" in doc and "results" in doc["variants"] else {variants[0]: doc}
     return {
         variant: {
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "table": table,
         "verdicts": verdicts(table, variants),
         # Recall per LoCoMo category, so a change aimed at one kind of question shows where it lands.
-        "locomo_by_category": _locomo_categories(docs["locomo"], variants),
+        "locomo_by_category": locomo_categories(docs["locomo"], variants),
         "sizes": {
             "locomo": {"questions": docs["locomo"]["questions"], "turns": docs["locomo"]["turns"]},
             "zh_adops": {"queries": docs["zh_adops"]["queries"], "memories": docs["zh_adops"]["memories"]},

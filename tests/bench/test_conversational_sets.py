@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.three_sets import verdicts
+from bench.three_sets import locomo_categories, verdicts
 from bench.vs_peers import bootstrap_ci
 from bench.zh_chat import DATA, KINDS, load_chats
 from tests.bench.test_benches import _run, _tiny_locomo
@@ -79,6 +79,21 @@ def test_a_variant_is_kept_only_when_no_set_falls():
 
     assert out["up"]["kept"] and out["up"]["falls"] == []
     assert not out["mixed"]["kept"] and out["mixed"]["falls"] == ["locomo recall@5", "zh_adops recall@5"]
+
+
+def testlocomo_categories_are_kept_per_variant_and_mode():
+    def modes(r10):
+        row = {"1-multi-hop": {"recall@5": 0.2, "recall@10": r10, "hit@10": 0.5, "questions": 3}}
+        return {mode: {"overall": {}, "by_category": row} for mode in ("keyword", "hybrid")}
+
+    doc = {"variants": {"results": {"default": modes(0.4), "when": modes(0.5)}}}
+
+    out = locomo_categories(doc, ["default", "when"])
+
+    assert out["when"]["hybrid"] == {"1-multi-hop": {"recall@5": 0.2, "recall@10": 0.5}}
+    assert set(out["default"]) == {"keyword", "hybrid"}
+    # A run of the baseline alone keeps its modes at the top level.
+    assert locomo_categories(modes(0.4), ["default"])["default"]["keyword"]["1-multi-hop"]["recall@10"] == 0.4
 
 
 def test_bootstrap_interval_brackets_the_mean_and_excludes_zero_for_a_steady_gain():
