@@ -239,7 +239,8 @@ def _environment(c: Proposal, d: ParsedData) -> Checks:
     claim = _claim_of(c)
     moved = {m for m, _ in claim.trends} | {q.role.split("/")[0] for q in claim.quantities}
     # A promotion or a cold start with a cost or traffic change affects later decisions, said or not.
-    signal = bool(claim.subject.events) or "冷启动期" in claim.conditions or "大促期间" in claim.conditions
+    # The event field names it in any vertical (考研报名, 车展, 装修季), where the words may not.
+    signal = bool(d.get("event")) or bool(claim.subject.events) or "冷启动期" in claim.conditions or "大促期间" in claim.conditions
     affects = bool(impact) or s.has(s.DECISION_IMPACT, t) or (signal and bool(moved & COST_OR_TRAFFIC))
     return {
         "time_bound": (bool(bound) or s.has(s.TIME_BOUND, t), f"time_window={bound or s.hits(s.TIME_BOUND, t)[:2]}"),
@@ -254,7 +255,9 @@ def _rule(c: Proposal, d: ParsedData) -> Checks:
     authoritative = bool(authority) or c.source in {Source.HUMAN, Source.SYSTEM} or s.has(s.AUTHORITY, t)
     scope = d.get("scope") or d.get("category") or d.get("business_line") or c.advertiser or c.business_line
     constraint = d.get("hard_constraint")
-    hard = (constraint is not None and str(constraint).strip().lower() not in {"false", "no", "否", "0"}) or s.has(s.HARD_CONSTRAINT, t)
+    # Lifting or granting is a rule too ("可以写…需附检测报告", "不再强制标注", "may upload"): a
+    # changed rule must reach the conflict stage, where an L1 change goes to an operator.
+    hard = (constraint is not None and str(constraint).strip().lower() not in {"false", "no", "否", "0"}) or _directs(t)
     return {
         "authoritative": (authoritative, f"authority={authority or s.hits(s.AUTHORITY, t)[:2]} source={c.source}"),
         "scope_clear": (

@@ -243,3 +243,25 @@ def test_naming_a_lever_without_what_to_do_is_not_a_direction(ingest):
 def test_a_judgement_or_a_report_is_not_a_direction(ingest, text):
     decision = ingest(text, source="user", advertiser="brand_toy_01" if "toy_01" in text else "brand_toy_02")
     assert decision.action == "REJECT", decision.reasons
+
+
+def test_a_changed_l1_rule_that_allows_still_goes_to_an_operator(trigger):
+    # A rule that lifts a ban is a rule: it reaches the conflict stage instead of being
+    # refused for not sounding like a constraint.
+    old = trigger("rule_update", summary="合规部规定：美妆类账户素材不得出现“7天见效”", source="human", layer="L1")
+    new = trigger("rule_update", summary="合规部通知：美妆类账户素材可以出现“7天见效”，需附检测报告", source="human", layer="L1")
+    assert old.action == "WRITE", old.reasons
+    assert new.action == "PENDING_REVIEW", new.reasons
+    assert "contradict" in " ".join(new.reasons)
+
+
+def test_an_event_with_a_cost_change_affects_decisions_in_any_vertical(trigger):
+    from django.utils import timezone
+
+    data = {"event": "北京车展", "time_window": "4月25日至5月4日", "signal": "CPM +32%", "observed_at": timezone.now().isoformat()}
+    decision = trigger(
+        "environment_change", summary="车展周开始，汽车类目懂车帝 CPM 比平时高32%", data=data, source="system", advertiser="adv_auto_09"
+    )
+    assert decision.action == "WRITE", decision.reasons
+    value = Trace.objects.get(event_id=decision.event_id, stage="value")
+    assert value.scores["criteria"]["affects_decisions"]["met"] is True
