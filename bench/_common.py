@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Hashable, Iterable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -91,6 +93,47 @@ def percentile(values: list[float], q: float) -> float:
     import numpy as np
 
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
+
+
+class RecallTally:
+    """Recall@k of each question's ranked keys against its gold keys, summed per bucket
+    ("overall", a category, a kind) and averaged by summary(): the scoring the retrieval
+    benches (bench.locomo, bench.zh_adops, bench.zh_chat) share, so their figures stay
+    comparable. `mrr` adds the reciprocal rank of the first gold key; `hit_at` adds hit@n,
+    whether any gold key is in the top n."""
+
+    def __init__(self, ks: tuple[int, ...], *, mrr: bool = False, hit_at: int | None = None) -> None:
+        self.ks, self.mrr, self.hit_at = ks, mrr, hit_at
+        self._sums: dict[Hashable, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+
+    def add(self, ranked: list[str | None], gold: set[str], buckets: Iterable[Hashable]) -> dict[str, float]:
+        """Score one question, count it in each of `buckets`, and return its scores."""
+        scores = {f"recall@{k}": len(gold & set(ranked[:k])) / len(gold) for k in self.ks}
+        if self.mrr:
+            first = next((i for i, key in enumerate(ranked) if key in gold), None)
+            scores["mrr"] = 0.0 if first is None else 1.0 / (first + 1)
+        if self.hit_at is not None:
+            scores[f"hit@{self.hit_at}"] = 1.0 if gold & set(ranked[: self.hit_at]) else 0.0
+        for bucket in buckets:
+            row = self._sums[bucket]
+            row["questions"] += 1
+            for key, value in scores.items():
+                row[key] += value
+        return scores
+
+    def buckets(self) -> list[Hashable]:
+        return list(self._sums)
+
+    def __contains__(self, bucket: Hashable) -> bool:
+        return bucket in self._sums
+
+    def summary(self, bucket: Hashable) -> dict[str, float]:
+        """The bucket's mean scores, rounded to four places, then its question count."""
+        row = self._sums.get(bucket, {})
+        count = row.get("questions", 0)
+        out = {key: round(value / (count or 1), 4) for key, value in row.items() if key != "questions"}
+        out["questions"] = int(count)
+        return out
 
 
 def process_memory_mb(pid: int | str = "self") -> dict[str, float] | None:

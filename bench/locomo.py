@@ -16,13 +16,12 @@ import json
 import re
 import sys
 import time
-from collections import defaultdict
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, Progress, emit, percentile, setup_throwaway_django
+from bench._common import REPO, Progress, RecallTally, emit, percentile, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
@@ -193,7 +192,7 @@ def evaluate(
 
     per_mode: dict[str, Any] = {}
     for mode in modes:
-        sums: dict[Any, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        tally = RecallTally(KS, hit_at=10)
         search_ms: list[float] = []
         wall_ms: list[float] = []
         for n, q in enumerate(questions, start=1):
@@ -222,25 +221,13 @@ def evaluate(
             wall_ms.append((time.perf_counter() - started) * 1000)
             search_ms.append(response.search_ms)
             ranked = [dia_of.get(r.memory.pk) for r in response.results]
-            gold = set(q.evidence)
-            for bucket in ("overall", q.category):
-                row = sums[bucket]
-                row["questions"] += 1
-                for k in KS:
-                    row[f"recall@{k}"] += len(gold & set(ranked[:k])) / len(gold)
-                row["hit@10"] += 1.0 if gold & set(ranked[:10]) else 0.0
+            tally.add(ranked, set(q.evidence), ("overall", q.category))
             if n % 250 == 0:
                 progress(f"{mode}: {n}/{len(questions)} questions")
 
-        def finish(row: dict[str, float]) -> dict[str, float]:
-            count = row["questions"] or 1
-            out = {key: round(value / count, 4) for key, value in row.items() if key != "questions"}
-            out["questions"] = int(row["questions"])
-            return out
-
         per_mode[mode] = {
-            "overall": finish(sums["overall"]),
-            "by_category": {f"{c}-{CATEGORIES[c]}": finish(sums[c]) for c in sorted(CATEGORIES) if c in sums},
+            "overall": tally.summary("overall"),
+            "by_category": {f"{c}-{CATEGORIES[c]}": tally.summary(c) for c in sorted(CATEGORIES) if c in tally},
             "search_ms_mean": round(sum(search_ms) / max(1, len(search_ms)), 2),
             # Whole call, query embedding included (deep mode embeds several sub-queries).
             "latency_ms": {"p50": round(percentile(wall_ms, 50), 2), "p95": round(percentile(wall_ms, 95), 2)},

@@ -19,12 +19,11 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, emit, setup_throwaway_django
+from bench._common import Progress, RecallTally, emit, percentile, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_adops_retrieval.json"
@@ -81,7 +80,7 @@ def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress,
 def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
     from memories.selectors import memory_search
 
-    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    tally = RecallTally(KS, mrr=True)
     latency: list[float] = []
     fallbacks = 0
     for q in queries:
@@ -96,26 +95,11 @@ def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, c
             response = memory_search(query=q["query"], advertisers=scope, top_k=max(KS), mode=mode, record_access=False, config=config)
         latency.append((time.perf_counter() - started) * 1000)
         ranked = [key_of.get(r.memory.pk) for r in response.results]
-        gold = set(q["gold"])
-        first = next((i for i, key in enumerate(ranked) if key in gold), None)
-        for bucket in ("overall", q["kind"]):
-            row = sums[bucket]
-            row["questions"] += 1
-            for k in KS:
-                row[f"recall@{k}"] += len(gold & set(ranked[:k])) / len(gold)
-            row["mrr"] += 0.0 if first is None else 1.0 / (first + 1)
-
-    def finish(row: dict[str, float]) -> dict[str, float]:
-        count = row["questions"] or 1
-        out = {key: round(value / count, 4) for key, value in row.items() if key != "questions"}
-        out["questions"] = int(row["questions"])
-        return out
-
-    from bench._common import percentile
+        tally.add(ranked, set(q["gold"]), ("overall", q["kind"]))
 
     return {
-        "overall": finish(sums["overall"]),
-        "by_kind": {kind: finish(row) for kind, row in sorted(sums.items()) if kind != "overall"},
+        "overall": tally.summary("overall"),
+        "by_kind": {kind: tally.summary(kind) for kind in sorted(tally.buckets(), key=str) if kind != "overall"},
         "latency_ms": {"p50": round(percentile(latency, 50), 2), "p95": round(percentile(latency, 95), 2)},
         **({"fallbacks": fallbacks} if mode == "deep" else {}),
     }

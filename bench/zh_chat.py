@@ -24,13 +24,12 @@ import json
 import re
 import sys
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, emit, percentile, setup_throwaway_django
+from bench._common import Progress, RecallTally, emit, percentile, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_chat.txt"
@@ -172,7 +171,7 @@ def build_store(chats: dict[str, list[ChatTurn]], progress: Progress, reuse: boo
 def evaluate(queries: list[ChatQuery], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
     from memories.selectors import memory_search
 
-    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    tally = RecallTally(KS, mrr=True)
     latency: list[float] = []
     per_query: list[dict[str, float]] = []
     for q in queries:
@@ -196,26 +195,11 @@ def evaluate(queries: list[ChatQuery], key_of: dict[int, str], mode: str, config
             )
         latency.append((time.perf_counter() - started) * 1000)
         ranked = [key_of.get(r.memory.pk) for r in response.results]
-        gold = set(q.gold)
-        first = next((i for i, key in enumerate(ranked) if key in gold), None)
-        scores = {f"recall@{k}": len(gold & set(ranked[:k])) / len(gold) for k in KS}
-        scores["mrr"] = 0.0 if first is None else 1.0 / (first + 1)
-        per_query.append(scores)
-        for bucket in ("overall", q.kind):
-            row = sums[bucket]
-            row["questions"] += 1
-            for key, value in scores.items():
-                row[key] += value
-
-    def finish(row: dict[str, float]) -> dict[str, float]:
-        count = row["questions"] or 1
-        out = {key: round(value / count, 4) for key, value in row.items() if key != "questions"}
-        out["questions"] = int(row["questions"])
-        return out
+        per_query.append(tally.add(ranked, set(q.gold), ("overall", q.kind)))
 
     return {
-        "overall": finish(sums["overall"]),
-        "by_kind": {kind: finish(sums[kind]) for kind in KINDS if kind in sums},
+        "overall": tally.summary("overall"),
+        "by_kind": {kind: tally.summary(kind) for kind in KINDS if kind in tally},
         "latency_ms": {"p50": round(percentile(latency, 50), 2), "p95": round(percentile(latency, 95), 2)},
         "per_query_recall@10": [round(s["recall@10"], 4) for s in per_query],
     }
