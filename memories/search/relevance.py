@@ -25,6 +25,10 @@ way FTS5 does (memories/search/postgres.py), so the one floor holds on both data
   off-topic English quiet. Each such concept counts CONCEPT_WEIGHT, about one rare shared
   word's log(1 + bm25) on this store.
 
+A hit whose only word in common with the query is a number has no keyword evidence, unless
+the two are in different languages and the number means the same kind of thing on both sides
+(_only_a_number_in_common).
+
 relevance = log(1 + bm25) + CONCEPT_WEIGHT * concepts + SEMANTIC_WEIGHT * (cosine - background), then multiplied by
 the length norm (seed 004: an entry longer than LENGTH_ANCHOR characters is damped by
 1 / (1 + 0.5 * log2(length / anchor)), so a long note does not win on sheer word count).
@@ -37,13 +41,15 @@ test split): the highest floor whose on-topic recall@5 loss stayed within 0.01.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memories.search.backends import get_search_backend
-from memories.search.query import prepare_query
+from memories.search.query import prepare_query, query_language
 from memories.search.synonyms import synonym_matches
+from memories.search.tokens import query_tokens, text_tokens
 
 SEMANTIC_WEIGHT = 5.0
 CONCEPT_WEIGHT = 1.0
@@ -99,6 +105,29 @@ def concepts_carried(concepts: list[tuple[tuple[str, ...], frozenset[str]]], con
     return sum(1 for group, written in concepts if not names & written and names & {t.lower() for t in group})
 
 
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%|％|percent\b)?", re.IGNORECASE)
+
+
+def _numbers(text: str) -> dict[str, bool]:
+    """Each number of the text and whether it is a percentage."""
+    return {m.group(1).replace(".", "_"): bool(m.group(2)) for m in _NUMBER.finditer(text)}
+
+
+def _only_a_number_in_common(query: str, tokens: set[str], content: str) -> bool:
+    """A memory whose only word in common with the query is a number is no evidence of the
+    topic when both are in one language (a fever of 38 degrees and 38女神节: they could have
+    shared words and do not), nor when the number is a percentage on one side only (100
+    Fahrenheit and "100%有效"). Across languages a number can be the one literal link
+    ("less than 3 days" and "低于3天")."""
+    shared = tokens.intersection(text_tokens(content))
+    if not shared or any(not t.replace("_", "").isdigit() for t in shared):
+        return False
+    if query_language(query) == query_language(content):
+        return True
+    asked, stated = _numbers(query), _numbers(content)
+    return not any(asked.get(t) == stated.get(t) for t in shared if t in asked and t in stated)
+
+
 def query_background(query: str) -> float | None:
     """The query's cosine to the mean stored vector, or None when no vector is stored."""
     from memories.embeddings.query_cache import embed_query_cached
@@ -127,10 +156,11 @@ def relevance_of(
     # The text the keyword arm searched (question words dropped), so both databases score alike.
     keyword_query = prepare_query(query).keyword_text
     bm25 = get_search_backend().bm25(keyword_query, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
+    tokens = set(query_tokens(keyword_query))
     concepts = query_concepts(query)
     per_hit = tuple(
         hit_relevance(
-            keyword=bm25.get(r.memory.id, 0.0),
+            keyword=0.0 if _only_a_number_in_common(query, tokens, r.memory.content) else bm25.get(r.memory.id, 0.0),
             cosine=cosine,
             background=background,
             length=len(r.memory.content),

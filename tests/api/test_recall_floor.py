@@ -101,3 +101,31 @@ def test_english_question_about_a_note_written_in_chinese_clears_the_floor(demo_
     body = operator_token.post("/recall", {"query": "Did influencer seeding work for brand_B's new beauty launch?"}).json()
     assert body["skipped"] is None and body["relevance"]["best"] >= body["relevance"]["floor"]
     assert {13, 32} & {m["id"] for m in body["memories"]}
+
+
+@pytest.mark.parametrize(
+    "query,content,only",
+    [
+        # One language, nothing but a number in common: no evidence of the topic.
+        ("电脑风扇转速3000转正常吗", "brand_A 医药OTC日预算3000元", True),
+        # Across languages a number can be the one literal link, when it means the same kind of thing.
+        ("What if the balance lasts under 3 days?", "账户余额低于3天消耗时必须暂停新计划创建", False),
+        # ... but not a temperature against a percentage.
+        ("Set the oven to 200 degrees", "大促期间预算提升200%", True),
+        # A word in common is evidence as usual.
+        ("医药OTC 3000元预算够吗", "brand_A 医药OTC日预算3000元", False),
+    ],
+)
+def test_a_number_alone_in_common_is_no_evidence_of_the_topic(query, content, only):
+    from memories.search.query import prepare_query
+    from memories.search.relevance import _only_a_number_in_common
+    from memories.search.tokens import query_tokens
+
+    assert _only_a_number_in_common(query, set(query_tokens(prepare_query(query).keyword_text)), content) is only
+
+
+@pytest.mark.django_db
+def test_a_shared_number_does_not_lift_an_off_topic_question(demo_memories, operator_token):
+    # The demo store's 38女神节 note shares "38" with a pet's temperature and nothing else.
+    body = operator_token.post("/recall", {"query": "我家猫咪体温38度正常吗"}).json()
+    assert body["skipped"] == RecallSkip.BELOW_FLOOR and body["memories"] == []
