@@ -62,6 +62,10 @@ class LocalVectors:
     def current(self) -> bool:
         return True
 
+    def reserve(self, top: int) -> None:
+        """Room for ids up to `top` at once, so a full load copies the array only once."""
+        self._grow(top)
+
     def _grow(self, top: int) -> None:
         if top >= len(self._revs):
             size = max(top + 1, len(self._revs) * 5 // 4)
@@ -241,6 +245,9 @@ class SharedVectors:
             if self._map is not None and count
             else np.zeros(0, dtype=self._dtype)
         )
+
+    def reserve(self, top: int) -> None:
+        """Nothing to do: the file grows as slots are written."""
 
     def sync(self) -> None:
         """Map what other processes appended since (the file only grows in place)."""

@@ -199,11 +199,11 @@ class VectorIndex:
             table[value] = len(table)
         return table[value]
 
-    def _fetch(self, since: int | None) -> Iterator[list[tuple]]:
-        """The rows changed after generation `since` with their vectors, or (None) every row
-        without: a full load takes the vectors the shared file lacks by id afterwards.
+    def _fetch(self, since: int | None, vectors: bool = True) -> Iterator[list[tuple]]:
+        """The rows changed after generation `since` (None: every row), with their vectors
+        or without (a full load over a shared file that holds them reads only metadata).
         Chunk by chunk, so 100k rows never sit in Python objects at once."""
-        sql = _COLUMNS.format(blob="NULL" if since is None else "embedding") + "FROM memories_memory"
+        sql = _COLUMNS.format(blob="embedding" if vectors else "NULL") + "FROM memories_memory"
         params: list = [self._model, self._dim]
         if since is not None:
             sql += " WHERE search_rev > %s"
@@ -338,11 +338,24 @@ class VectorIndex:
         self._codes = {"advertiser": {}, "business_line": {"": 0}}
         self._rows = None
         self._store = self._open_store()
-        parts = [self._convert(chunk)[:2] for chunk in self._fetch(None)]
+        # A new file (or the process's own array) holds nothing: read the vectors in the
+        # same pass. Otherwise read metadata only, then the vectors the file lacks, by id.
+        cold = not len(self._store.held_ids())
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT max(id) FROM memories_memory")
+            self._store.reserve(int(cursor.fetchone()[0] or 0))
+        parts = []
+        for chunk in self._fetch(None, vectors=cold):
+            some, some_revs, vectors = self._convert(chunk)
+            if vectors is not None:
+                keep = some.has_vector
+                self._store.put(some.ids[keep], some_revs[keep], vectors[keep], committed=committed)
+                self.loads["vectors_read"] += int(keep.sum())
+            parts.append((some, some_revs))
         rows = _Rows(*(np.concatenate([getattr(p[0], f) for p in parts]) for f in _FIELDS)) if parts else _empty_rows()
         revs = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
         del parts
-        missing = rows.ids[rows.has_vector & (self._store.revs(rows.ids) < revs)]
+        missing = rows.ids[rows.has_vector & (self._store.revs(rows.ids) < revs)] if not cold else rows.ids[:0]
         self.loads["vectors_read"] += len(missing)
         for start in range(0, len(missing), _CHUNK):
             fetched, fetched_revs, vectors = self._convert(self._fetch_ids(missing[start : start + _CHUNK].tolist()))

@@ -40,9 +40,9 @@ fetches: list[str] = []
 real_fetch = vectors.VectorIndex._fetch
 
 
-def recording_fetch(self, since):
+def recording_fetch(self, since, *args, **kwargs):
     fetches.append("full" if since is None else "since")
-    return real_fetch(self, since)
+    return real_fetch(self, since, *args, **kwargs)
 
 
 vectors.VectorIndex._fetch = recording_fetch
