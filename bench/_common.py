@@ -7,6 +7,7 @@ import atexit
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -136,6 +137,18 @@ class RecallTally:
         return out
 
 
+def lancedb_version(prog: str) -> str | None:
+    """The installed LanceDB's version for the benches that compare against it; None, after
+    a one-line error on stderr naming `prog`, when it is missing (a bench-only extra,
+    never a runtime dependency)."""
+    try:
+        import lancedb
+    except ImportError:
+        sys.stderr.write(f"{prog}: error: lancedb is not installed (pip install '.[bench]')\n")
+        return None
+    return lancedb.__version__
+
+
 def process_memory_mb(pid: int | str = "self") -> dict[str, float] | None:
     """A process's resident memory in MB: RSS (every page it maps, shared ones included),
     PSS (shared pages split among the processes sharing them) and private (pages no other
@@ -174,6 +187,20 @@ def every_core_blas() -> AbstractContextManager:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return threadpool_limits(limits=cores, user_api="blas")
+
+
+def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
+    """Stop a server child the benches start in a session of its own (serve_gunicorn,
+    qcluster, runserver): SIGTERM, so it stops its own workers; after `grace` seconds
+    SIGKILL to its whole process group, workers included."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
 
 
 # The access-log line of every request: the worker's pid, then the X-Bench-Id header the

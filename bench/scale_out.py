@@ -59,7 +59,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bench._common import REPO, Progress, emit, free_port, percentile, process_memory_mb, serve_gunicorn, using_postgres
+from bench._common import (
+    REPO,
+    Progress,
+    emit,
+    free_port,
+    percentile,
+    process_memory_mb,
+    serve_gunicorn,
+    stop_process,
+    using_postgres,
+)
 
 WRITE_ADVERTISERS = [f"brand_scale_{i}" for i in range(1, 9)]
 VISIBILITY_ADVERTISER = "brand_vis"
@@ -326,17 +336,6 @@ def _served_by(access_log: Path) -> dict[str, int]:
         if len(parts) >= 2 and parts[1] != "-" and pid.isdigit():
             served[parts[1]] = int(pid)
     return served
-
-
-def _stop(proc: subprocess.Popen, grace: float = 20.0) -> None:
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
 
 
 # --- database checks ------------------------------------------------------------------
@@ -898,7 +897,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         connection.close()
 
         say("restarting the web tier with the rate limit on")
-        _stop(gunicorn)
+        stop_process(gunicorn)
         env_limited = {**env, "MEMORY_API_RATE": f"{args.rate_limit}/min"}
         port = free_port()
         base = f"http://127.0.0.1:{port}"
@@ -907,7 +906,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         _wait_ready(base, reader, gunicorn)
         result["limits"] = _limits(base, rate_token, slot_token, args.rate_limit, args.rate_clients, say)
         for proc in procs:
-            _stop(proc)
+            stop_process(proc)
         logs = "".join((workdir / name).read_text(errors="replace") for name in os.listdir(workdir) if name.endswith(".log"))
         result["server_tracebacks_in_logs"] = logs.count("Traceback")
         result["database_locked_in_logs"] = logs.count("database is locked")
@@ -939,7 +938,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
     finally:
         for proc in procs:
             if proc.poll() is None:
-                _stop(proc, grace=10)
+                stop_process(proc, grace=10)
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
 

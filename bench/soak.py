@@ -25,7 +25,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +38,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench._common import free_port
+from bench._common import free_port, stop_process
 
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("expire", "promote", "evict", "backfill", "reflect", "snapshot")
@@ -372,17 +371,6 @@ def _wait_http(base: str, token: str, timeout: float, proc: subprocess.Popen) ->
     raise RuntimeError("runserver did not answer within the start-up timeout")
 
 
-def _stop(proc: subprocess.Popen, grace: float = 20.0) -> None:
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-
-
 def _percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -481,8 +469,8 @@ def run(
             time.sleep(0.5)
         queue_left = OrmQ.objects.count()
         time.sleep(1.0)
-        _stop(qcluster)
-        _stop(web)
+        stop_process(qcluster)
+        stop_process(web)
         web_log.close()
         q_log.close()
         _log("load done; verifying", quiet)
@@ -575,7 +563,7 @@ def run(
         return result
     finally:
         for proc in procs:
-            _stop(proc, grace=5)
+            stop_process(proc, grace=5)
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
 

@@ -26,7 +26,7 @@ import sys
 import time
 from typing import Any
 
-from bench._common import Progress, emit, every_core_blas, percentile, setup_throwaway_django
+from bench._common import Progress, emit, every_core_blas, lancedb_version, percentile, setup_throwaway_django
 from bench.corpus_cache import add_corpus_arguments
 
 
@@ -86,10 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.size < 1 or args.queries < 1 or args.rounds < 1:
         sys.stderr.write("bench.vs_lancedb: error: --size, --queries and --rounds must be positive\n")
         return 2
-    try:
-        import lancedb  # noqa: F401
-    except ImportError:
-        sys.stderr.write("bench.vs_lancedb: error: lancedb is not installed (pip install '.[bench]')\n")
+    lance_version = lancedb_version("bench.vs_lancedb")
+    if lance_version is None:
         return 2
 
     progress = Progress(args.quiet)
@@ -200,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "method": {
             "ours": "memory_search(mode=hybrid, top_k=10, record_access=False), wall time minus its (cached) query-embedding time",
-            "lancedb": f"lancedb {__import__('lancedb').__version__}: hybrid query (vector + native FTS, default RRF), "
+            "lancedb": f"lancedb {lance_version}: hybrid query (vector + native FTS, default RRF), "
             "IVF_PQ cosine (256 partitions, dim/8 sub-vectors, default nprobes), FTS on the same CJK-aware tokens, "
             "BITMAP index on advertiser, pre-filter '(advertiser = X OR advertiser IS NULL)'",
             "scan": "unfiltered float32 matrix @ q over every vector, then the top 10 (the bench.latency floor)",

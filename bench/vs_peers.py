@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, emit, setup_throwaway_django
+from bench._common import Progress, emit, lancedb_version, setup_throwaway_django
 from bench.locomo import CATEGORIES, DEFAULT_DATA, KS, TurnFormat, advertiser_for, bench_ranking, build_store, load_locomo
 
 SYSTEMS = ("project", "bm25", "cosine", "lancedb_hybrid", "bm25_native", "lancedb_hybrid_native")
@@ -108,10 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_file():
         sys.stderr.write(f"bench.vs_peers: error: no data file at {args.data} (use --data PATH)\n")
         return 2
-    try:
-        import lancedb  # noqa: F401
-    except ImportError:
-        sys.stderr.write("bench.vs_peers: error: lancedb is not installed (pip install '.[bench]')\n")
+    lance_version = lancedb_version("bench.vs_peers")
+    if lance_version is None:
         return 2
 
     progress = Progress(args.quiet)
@@ -221,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "config": {
             "embedder": get_embedder().model_name,
-            "lancedb": lancedb.__version__,
+            "lancedb": lance_version,
             "bootstrap_resamples": args.bootstrap,
             "scope": "one conversation per query (the project: one advertiser per conversation; the peers: the same rows)",
         },
