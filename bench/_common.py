@@ -4,6 +4,7 @@ stderr, one JSON document on stdout."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import shutil
@@ -190,17 +191,19 @@ def every_core_blas() -> AbstractContextManager:
 
 
 def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
-    """Stop a server child the benches start in a session of its own (serve_gunicorn,
-    qcluster, runserver): SIGTERM, so it stops its own workers; after `grace` seconds
-    SIGKILL to its whole process group, workers included."""
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
+    """Stop a child the benches start in a session of its own (serve_gunicorn, qcluster,
+    runserver): SIGTERM, so it stops its own workers; then SIGKILL to whatever of its
+    process group is left, after `grace` seconds or at once when the leader had already
+    died (a crashed gunicorn master leaves its workers running)."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+    proc.wait(timeout=10)
 
 
 # The access-log line of every request: the worker's pid, then the X-Bench-Id header the

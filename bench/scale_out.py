@@ -246,10 +246,14 @@ def _drive(writers: list[Writer], seconds: float) -> float:
     threads = [threading.Thread(target=w.run, args=(stop, start)) for w in writers]
     for thread in threads:
         thread.start()
-    start.wait(timeout=60)
-    began = time.perf_counter()
-    time.sleep(seconds)
-    stop.set()
+    try:
+        start.wait(timeout=60)
+        began = time.perf_counter()
+        time.sleep(seconds)
+    finally:
+        # Also when the run fails meanwhile: the writers loop until told, and would keep
+        # the bench alive after its servers are gone.
+        stop.set()
     for thread in threads:
         thread.join(timeout=300)
     return time.perf_counter() - began
@@ -541,7 +545,9 @@ def _visibility(base: str, token: str, access_log: Path, workers: int, writes: i
     }
 
 
-def _lifecycle(env: dict[str, str], workdir: Path, count: int, l1_count: int, say: Progress) -> dict[str, Any]:
+def _lifecycle(
+    env: dict[str, str], workdir: Path, count: int, l1_count: int, say: Progress, children: list[subprocess.Popen]
+) -> dict[str, Any]:
     from django.utils import timezone
     from django_q.models import Task
     from django_q.tasks import async_task
@@ -594,18 +600,22 @@ def _lifecycle(env: dict[str, str], workdir: Path, count: int, l1_count: int, sa
     say("lifecycle: two expiry tasks to the qclusters and two `memory maintain --task expire` runs, together")
     # The command runs in processes that are already up and connected, released together
     # with the tasks, so the runs overlap instead of the slower start-up deciding the order.
-    clis = [
-        subprocess.Popen(
-            [sys.executable, "-c", _CLI_ON_SIGNAL],
-            env=env,
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+    # In `children`, so that a run failing from here on stops them with the servers.
+    clis = []
+    for _ in range(2):
+        clis.append(
+            subprocess.Popen(
+                [sys.executable, "-c", _CLI_ON_SIGNAL],
+                env=env,
+                cwd=REPO,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
         )
-        for _ in range(2)
-    ]
+        children.append(clis[-1])
     for proc in clis:
         if proc.stdout is None or proc.stdout.readline().strip() != "ready":
             raise RuntimeError("the expiry command did not start")
@@ -690,18 +700,20 @@ def _kill_worker(base: str, tokens: list[str], gunicorn: subprocess.Popen, clien
     threads = [threading.Thread(target=w.run, args=(stop, start)) for w in writers]
     for thread in threads:
         thread.start()
-    start.wait(timeout=60)
-    time.sleep(seconds / 3)
-    # The busiest worker over a short window is the one most surely inside a request.
-    workers = _children(gunicorn.pid)
-    before = {pid: _cpu_ticks(pid) for pid in workers}
-    time.sleep(0.3)
-    victim = max(workers, key=lambda pid: _cpu_ticks(pid) - before[pid])
-    killed_at = time.perf_counter()
-    os.kill(victim, signal.SIGKILL)
-    say(f"kill: SIGKILL to worker {victim} while {clients} clients write")
-    time.sleep(seconds * 2 / 3)
-    stop.set()
+    try:
+        start.wait(timeout=60)
+        time.sleep(seconds / 3)
+        # The busiest worker over a short window is the one most surely inside a request.
+        workers = _children(gunicorn.pid)
+        before = {pid: _cpu_ticks(pid) for pid in workers}
+        time.sleep(0.3)
+        victim = max(workers, key=lambda pid: _cpu_ticks(pid) - before[pid])
+        killed_at = time.perf_counter()
+        os.kill(victim, signal.SIGKILL)
+        say(f"kill: SIGKILL to worker {victim} while {clients} clients write")
+        time.sleep(seconds * 2 / 3)
+    finally:
+        stop.set()  # as in _drive: a failed run must not leave the writers looping
     for thread in threads:
         thread.join(timeout=300)
     records = [r for w in writers for r in w.records]
@@ -824,6 +836,10 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         sys.path.insert(0, str(REPO))
     procs: list[subprocess.Popen] = []
     began = time.perf_counter()
+    # The children run in sessions of their own, so no signal to the bench reaches them:
+    # a SIGTERM (a timeout, an operator) must end the run through the `finally` below,
+    # as an error does, or the workers and qclusters outlive it.
+    previous_sigterm = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         say("migrating and loading the demo data")
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=REPO, env=env, check=True, capture_output=True)
@@ -874,8 +890,8 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
                     start_new_session=True,
                 )
             )
+            procs.append(qclusters[-1])
             q_log.close()
-        procs += qclusters
         _wait_ready(base, reader, gunicorn)
         # Warm every worker: the embedder and the index load on a worker's first search.
         for i in range(6 * args.workers):
@@ -890,7 +906,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         result["writes"] = _throughput(base, tokens, c, args.seconds, service_pids, say)
         result["visibility"] = _visibility(base, reader, access_log, args.workers, args.visibility_writes, say)
         result["resident_memory"] = {"after_warmup": resident_idle, "after_writes": _resident(gunicorn, qclusters)}
-        result["lifecycle"] = _lifecycle(env, workdir, args.expire_memories, args.expire_l1, say)
+        result["lifecycle"] = _lifecycle(env, workdir, args.expire_memories, args.expire_l1, say, procs)
         connection.close()
         result["kill_9"] = _kill_worker(base, kill_tokens, gunicorn, c, args.kill_seconds, say)
         result["kill_9"].update(_postgres_leftovers())
@@ -936,11 +952,24 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
             result["workdir"] = str(workdir)
         return result
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                stop_process(proc, grace=10)
+        signal.signal(signal.SIGTERM, previous_sigterm)
+        _stop_all(procs)
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _stop_all(procs: list[subprocess.Popen]) -> None:
+    """Stop every child and its process group, each whatever happened to the one before
+    (a leader that already died still gets its group swept)."""
+    for proc in procs:
+        try:
+            stop_process(proc, grace=10)
+        except (OSError, subprocess.SubprocessError) as exc:
+            sys.stderr.write(f"bench.scale_out: could not stop pid {proc.pid}: {exc}\n")
 
 
 def _render(r: dict[str, Any]) -> str:

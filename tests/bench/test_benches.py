@@ -2,6 +2,7 @@
 (Figures are measured by running the benches, never asserted here.)"""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,63 @@ def test_entity_ablation_bench_runs_both_arms_on_both_sets(tmp_path):
         assert row["entities_on"]["queries_with_entity_score"] > 0
         for arm in ("entities_on", "entities_off"):
             assert 0.0 <= row[arm]["recall@10"] <= 1.0
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    """pid -> its start time (field 22 of /proc/pid/stat), for every process below `pid`."""
+    found: dict[int, str] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        for child in children:
+            started = _start_time(child)
+            if started is not None:
+                found[child] = started
+                found.update(_descendants(child))
+    return found
+
+
+def _start_time(pid: int) -> str | None:
+    """None once the process is gone (a zombie waiting to be reaped counts as gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else fields[19]
+
+
+def test_scale_out_stops_its_servers_when_terminated_half_way(tmp_path):
+    """gunicorn and the qclusters run in sessions of their own, so a SIGTERM to the bench
+    reaches none of them: the bench must stop them (and their workers) itself."""
+    import signal
+    import time
+
+    err = tmp_path / "stderr.txt"
+    argv = ["--sqlite", "--workers", "2", "--clients", "1", "--seconds", "4", "--visibility-writes", "1", "--expire-memories", "10"]
+    env = isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path))
+    with err.open("w") as stderr:
+        bench = subprocess.Popen(
+            [sys.executable, "-m", "bench.scale_out", *argv], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    seen: dict[int, str] = {}
+    try:
+        deadline = time.monotonic() + 400
+        # "writes:" is printed once gunicorn answers and both qclusters are up.
+        while bench.poll() is None and "writes:" not in err.read_text() and time.monotonic() < deadline:
+            seen.update(_descendants(bench.pid))
+            time.sleep(0.5)
+        seen.update(_descendants(bench.pid))
+        assert bench.poll() is None, err.read_text()
+        assert len(seen) >= 5, seen  # gunicorn, its 2 workers, 2 qclusters (and their workers)
+        bench.send_signal(signal.SIGTERM)
+        assert bench.wait(timeout=120) != 0
+        left = {pid for pid, started in seen.items() if _start_time(pid) == started}
+        assert not left, f"still running after the bench ended: {sorted(left)}"
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+        for pid, started in seen.items():
+            if _start_time(pid) == started:
+                os.kill(pid, signal.SIGKILL)
