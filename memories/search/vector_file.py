@@ -144,9 +144,13 @@ class SharedVectors:
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, mode)
         self._pid = os.getpid()
         self._ino = os.fstat(self._fd).st_ino
-        with self._locked():
-            pass  # checks the header, and writes a fresh one when it does not match
-        self._remap()
+        try:
+            with self._locked():
+                pass  # checks the header, and writes a fresh one when it does not match
+            self._remap()
+        except BaseException:
+            self._close_fd()  # the caller falls back to the process's own array
+            raise
 
     def _close_fd(self) -> None:
         if self._fd >= 0:
