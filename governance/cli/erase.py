@@ -31,6 +31,11 @@ def _erase_render(result: dict[str, Any]) -> str:
         f"  tombstone #{t['id']}: {t['layer']} memory #{t['memory_id']} v{t['version']} ({t['advertiser'] or 'global'})"
         for t in result["tombstones"]
     ]
+    if result.get("unreadable_task_payloads"):
+        lines.append(
+            f"  {result['unreadable_task_payloads']} django-q task payload(s) could not be unpickled, so were not checked for the"
+            f" erased words: tasks {', '.join(result['unreadable_task_ids'])} (delete them in the admin, Django Q > Tasks)"
+        )
     storage = result.get("storage") or {}
     if storage.get("vendor") == "sqlite" and not (storage.get("vacuumed") and storage.get("wal_truncated")):
         lines.append("  the database file was not compacted (busy): run VACUUM on it when the service is quiet (docs/erasure.md)")

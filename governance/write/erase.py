@@ -12,7 +12,8 @@ transaction:
   shape: the events it came from (raw text, summary, data, source turns, reasons), their
   traces, review items (payload, reason, note), audit details, Django's admin log entries
   (a memory's str() there is its first words), distillation results, and django-q's
-  pickled task results (a scheduled reflection's quotes the memories it found);
+  pickled task results (a scheduled reflection's quotes the memories it found; a payload
+  that no longer unpickles cannot be checked, so the erase reports those tasks by id);
 - category summaries are recomputed without it;
 - any other stored text that still quotes it (a reflection report, a metric snapshot, an
   event that carried the same words) is swept by its opening and closing words;
@@ -27,6 +28,7 @@ the rows. docs/erasure.md says what PostgreSQL does and does not guarantee."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +39,7 @@ from django.db import models, transaction
 from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 from django_q.models import Task
+from picklefield.fields import PickledObject  # type: ignore[import-untyped]
 
 from governance.audit import audit_record
 from governance.constants import AuditEvent
@@ -58,6 +61,8 @@ NEEDLE = 24
 # Words shorter than this (a data value like "3.5") are too common to sweep for.
 MIN_SWEPT = 8
 
+logger = logging.getLogger(__name__)
+
 
 class ErasedContent(DomainError):
     """The text was erased before; it is not stored again."""
@@ -73,9 +78,17 @@ class EraseForbidden(DomainError):
 class EraseResult:
     tombstones: list[Tombstone] = field(default_factory=list)
     storage: dict[str, Any] = field(default_factory=dict)
+    # django-q tasks whose pickled payload could not be read, so not checked for the words.
+    unreadable_tasks: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"erased": len(self.tombstones), "tombstones": [tombstone_dict(t) for t in self.tombstones], "storage": self.storage}
+        return {
+            "erased": len(self.tombstones),
+            "tombstones": [tombstone_dict(t) for t in self.tombstones],
+            "storage": self.storage,
+            "unreadable_task_payloads": len(self.unreadable_tasks),
+            "unreadable_task_ids": self.unreadable_tasks,
+        }
 
 
 def tombstone_dict(tombstone: Tombstone) -> dict[str, Any]:
@@ -132,13 +145,19 @@ def memory_erase(*, memory_id: int, reason: str, actor: str, advertisers: tuple[
         storage.storage_secure_delete()
         governed_write_lock(advertiser=memory.advertiser)
         chain = _chain(memory.pk, advertiser=memory.advertiser)
-        tombstones = _erase([(memory.pk, chain)], reason=reason, actor=actor)
+        tombstones, unreadable = _erase([(memory.pk, chain)], reason=reason, actor=actor)
         audit_record(
             event_type=AuditEvent.MEMORY_ERASE,
             actor=actor,
-            extra={"memory_id": memory.pk, "versions": sorted(chain), "tombstones": [t.pk for t in tombstones], "reason": reason},
+            extra={
+                "memory_id": memory.pk,
+                "versions": sorted(chain),
+                "tombstones": [t.pk for t in tombstones],
+                "reason": reason,
+                **_unreadable_extra(unreadable),
+            },
         )
-    return EraseResult(tombstones=tombstones, storage=storage.storage_compact())
+    return EraseResult(tombstones=tombstones, storage=storage.storage_compact(), unreadable_tasks=unreadable)
 
 
 def advertiser_erase(*, advertiser: str, reason: str, actor: str) -> EraseResult:
@@ -157,7 +176,7 @@ def advertiser_erase(*, advertiser: str, reason: str, actor: str) -> EraseResult
                 chain = _chain(pk, advertiser=advertiser)
                 seen |= chain
                 chains.append((max(chain), chain))
-        tombstones = _erase(chains, reason=reason, actor=actor)
+        tombstones, unreadable = _erase(chains, reason=reason, actor=actor)
         marker = MARKER.format(id=tombstones[0].pk) if tombstones else "[erased]"
         events = set(MemoryEvent.objects.filter(advertiser=advertiser).values_list("pk", flat=True))
         _hash_sources(tombstones[0] if tombstones else None, events)
@@ -173,9 +192,28 @@ def advertiser_erase(*, advertiser: str, reason: str, actor: str) -> EraseResult
         audit_record(
             event_type=AuditEvent.MEMORY_ERASE,
             actor=actor,
-            extra={"advertiser": advertiser, "memories": len(tombstones), "events": len(events), "reason": reason},
+            extra={
+                "advertiser": advertiser,
+                "memories": len(tombstones),
+                "events": len(events),
+                "reason": reason,
+                **_unreadable_extra(unreadable),
+            },
         )
-    return EraseResult(tombstones=tombstones, storage=storage.storage_compact())
+    return EraseResult(tombstones=tombstones, storage=storage.storage_compact(), unreadable_tasks=unreadable)
+
+
+def _unreadable_extra(task_ids: list[str]) -> dict[str, Any]:
+    """For the audit row, and a warning in the log: which task payloads the sweep could not
+    read (ids only; the payload may hold the very words being erased)."""
+    if not task_ids:
+        return {}
+    logger.warning(
+        "erase: %d django-q task payload(s) could not be unpickled and were not checked for the erased words: tasks %s",
+        len(task_ids),
+        ", ".join(task_ids),
+    )
+    return {"unreadable_task_payloads": len(task_ids), "unreadable_task_ids": task_ids}
 
 
 def _chain(memory_id: int, *, advertiser: str | None) -> set[int]:
@@ -192,10 +230,11 @@ def _chain(memory_id: int, *, advertiser: str | None) -> set[int]:
     return ids
 
 
-def _erase(chains: list[tuple[int, set[int]]], *, reason: str, actor: str) -> list[Tombstone]:
+def _erase(chains: list[tuple[int, set[int]]], *, reason: str, actor: str) -> tuple[list[Tombstone], list[str]]:
+    """The tombstones, and the django-q tasks whose payload the sweep could not read."""
     ids = sorted(set().union(*(chain for _, chain in chains))) if chains else []
     if not ids:
-        return []
+        return [], []
     memories = {m.pk: m for m in Memory.objects.filter(pk__in=ids)}
     tombstones: list[Tombstone] = []
     first_of: dict[int, Tombstone] = {}
@@ -242,8 +281,7 @@ def _erase(chains: list[tuple[int, set[int]]], *, reason: str, actor: str) -> li
     storage.memories_delete(memory_ids=ids)
     Entity.objects.filter(pk__in=entities, memory_links__isnull=True, relations_out__isnull=True, relations_in__isnull=True).delete()
     category_refresh(nodes)
-    _sweep(words, marker)
-    return tombstones
+    return tombstones, _sweep(words, marker)
 
 
 def _audits_of(*, memories: Iterable[int], events: Iterable[int], items: Iterable[int]) -> models.QuerySet:
@@ -391,10 +429,11 @@ def _any_contains(lookups: tuple[str, ...], forms: list[str]) -> Q:
     return match
 
 
-def _sweep(words: list[str], marker: str) -> None:
+def _sweep(words: list[str], marker: str) -> list[str]:
+    """Scrub every stored quote of `words`; returns the tasks whose payload could not be read."""
     needles = _needles(words)
     if not needles:
-        return
+        return []
     # JSON (the admin log's change message, JSONFields on SQLite) is stored escaped.
     escaped = {n for needle in needles for n in (needle, json.dumps(needle)[1:-1])}
     for batch in _batches(escaped):
@@ -411,22 +450,41 @@ def _sweep(words: list[str], marker: str) -> None:
                 for row in qs.filter(_any_contains(lookups, batch)).only("pk", f.name):
                     value = getattr(row, f.name)
                     model.objects.filter(pk=row.pk).update(**{f.name: _scrubbed(value, needles, marker)})
-    _task_results(needles, marker)
+    return _task_results(needles, marker)
 
 
-def _task_results(needles: list[str], marker: str) -> None:
+_TASK_PAYLOADS = ("result", "args", "kwargs")
+
+
+def _task_results(needles: list[str], marker: str) -> list[str]:
     """django-q keeps what each task returned, and its arguments, pickled (so no text
     search sees them): a scheduled reflection's result quotes the stale and contradicting
-    memories it found."""
-    for task in Task.objects.only("id", "result", "args", "kwargs").iterator():
+    memories it found.
+
+    Loaded through the model, a payload that does not unpickle (a class renamed since, a
+    damaged row) comes back as its stored base64 text, which no needle matches: it would
+    pass as checked. The stored text is read as text instead and unpickled here, so such
+    a task is returned by id (its readable payloads are still scrubbed)."""
+    raw = {f"_raw_{name}": Cast(name, output_field=TextField()) for name in _TASK_PAYLOADS}
+    unreadable: list[str] = []
+    for task_id, *stored in Task.objects.annotate(**raw).values_list("id", *raw).iterator():
         changed = {}
-        for name in ("result", "args", "kwargs"):
-            value = getattr(task, name)
+        for name, text in zip(_TASK_PAYLOADS, stored, strict=True):
+            if text is None:
+                continue
+            try:
+                # Marked as a pickle, the field raises instead of handing the text back.
+                value = Task._meta.get_field(name).to_python(PickledObject(text))
+            except Exception:  # unpickling fails in many ways: a missing class, cut-off bytes, bad base64
+                if task_id not in unreadable:
+                    unreadable.append(task_id)
+                continue
             scrubbed = _scrubbed(value, needles, marker)
             if scrubbed != value:
                 changed[name] = scrubbed
         if changed:
-            Task.objects.filter(pk=task.pk).update(**changed)
+            Task.objects.filter(pk=task_id).update(**changed)
+    return unreadable
 
 
 def _scrubbed(value: Any, needles: list[str], marker: str) -> Any:
