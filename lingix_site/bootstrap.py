@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lingix_config import config
+from lingix_site.addresses import host_port
 
 
 def bootstrap() -> dict[str, Any]:
@@ -41,7 +42,7 @@ def login_instructions(result: dict[str, Any]) -> str:
     """The banner `make run` prints. Every address carries the port it serves on; the
     indented lines run as printed in a new shell in the repository (tests/site/test_make_run.py)."""
     host, port = config().lingix_host, config().lingix_port
-    base = f"http://{'127.0.0.1' if host in _WILDCARD_HOSTS else host}:{port}"
+    base = f"http://{host_port('127.0.0.1' if host in _WILDCARD_HOSTS else host, port)}"
     password = (
         f"password: {config().lingix_admin_password.get_secret_value()} (set LINGIX_ADMIN_PASSWORD to choose another)"
         if result["admin_created"]

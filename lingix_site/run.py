@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from lingix_site.addresses import host_port
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # django-q2 lets a running task finish before its worker exits; past this, it is killed.
 GRACE_SECONDS = 20.0
@@ -36,7 +38,7 @@ class Unit:
         manage = [sys.executable, str(REPO_ROOT / "manage.py")]
         self.children["scheduler"] = subprocess.Popen([*manage, "qcluster"], cwd=REPO_ROOT, start_new_session=True)
         self.children["server"] = subprocess.Popen(
-            [*manage, "runserver", f"{self.host}:{self.port}", "--noreload"], cwd=REPO_ROOT, start_new_session=True
+            [*manage, "runserver", host_port(self.host, self.port), "--noreload"], cwd=REPO_ROOT, start_new_session=True
         )
 
     def on_signal(self, signum: int, frame: object) -> None:
