@@ -3,6 +3,7 @@ stderr, one JSON document on stdout."""
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import contextlib
 import json
@@ -69,6 +70,30 @@ def setup_postgres_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
+
+
+def add_database_url_from_env(parser: argparse.ArgumentParser) -> None:
+    """The flag throwaway_postgres reads."""
+    parser.add_argument(
+        "--database-url-from-env",
+        action="store_true",
+        help="use the PostgreSQL server DATABASE_URL names (it is migrated and written to: a throwaway one only)",
+    )
+
+
+def throwaway_postgres(module: str, argv: list[str], args: argparse.Namespace, parser: argparse.ArgumentParser) -> int | None:
+    """The guard of every bench that migrates and writes to PostgreSQL: it never runs on the
+    server DATABASE_URL names unless told so (--database-url-from-env, add_database_url_from_env;
+    None: go on there). Otherwise `python -m module argv` runs again under
+    scripts/with_postgres.py, on a throwaway PostgreSQL 18 + pgvector for the length of the
+    run, and its exit code is returned: an operator's database is never written to by
+    accident, whatever DATABASE_URL says."""
+    if args.database_url_from_env:
+        if not using_postgres():
+            parser.error("--database-url-from-env needs DATABASE_URL=postgres://…")
+        return None
+    bench = [sys.executable, "-m", module, *argv, "--database-url-from-env"]
+    return subprocess.call([sys.executable, str(REPO / "scripts" / "with_postgres.py"), "--", *bench], cwd=REPO)
 
 
 class Progress:

@@ -1,6 +1,7 @@
 """What the second copy of each vector costs on PostgreSQL, and what keeping only one would.
 
-    python scripts/with_postgres.py -- python -m bench.pg_vector_copies --json [--rows 20000]
+    python -m bench.pg_vector_copies --json [--rows 20000]    # re-runs itself under scripts/with_postgres.py
+    python scripts/with_postgres.py -- python -m bench.pg_vector_copies --json --database-url-from-env   # the same, explicitly
 
 memories_memory keeps each embedding twice on PostgreSQL: the portable float32 bytes
 (`embedding`, bytea, what every Python reader and SQLite use) and pgvector's copy
@@ -14,12 +15,13 @@ pgvector reads them through the migration's conversion function."""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 import numpy as np
 
-from bench._common import Progress, emit, setup_postgres_django, using_postgres
+from bench._common import Progress, add_database_url_from_env, emit, setup_postgres_django, throwaway_postgres
 
 LAYOUTS = {
     "bytes_and_vector": ("embedding bytea, embedding_vec vector", "embedding_vec"),
@@ -78,15 +80,19 @@ def run(rows: int, say: Progress) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m bench.pg_vector_copies", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=20000, help="rows per table (default 20000)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_database_url_from_env(parser)
     args = parser.parse_args(argv)
     if args.rows < 10:
         parser.error("--rows must be at least 10")
-    if not using_postgres():
-        parser.error("needs PostgreSQL: python scripts/with_postgres.py -- python -m bench.pg_vector_copies")
+    # It creates and drops tables: never in the database DATABASE_URL names unless told.
+    rerun = throwaway_postgres("bench.pg_vector_copies", argv, args, parser)
+    if rerun is not None:
+        return rerun
     setup_postgres_django()
     result = run(args.rows, Progress(args.quiet))
     emit(result, args.json, lambda r: "\n".join(f"{k}: {v}" for k, v in r.items()))

@@ -62,13 +62,14 @@ from typing import Any, NamedTuple
 from bench._common import (
     REPO,
     Progress,
+    add_database_url_from_env,
     emit,
     free_port,
     percentile,
     process_memory_mb,
     serve_gunicorn,
     stop_process,
-    using_postgres,
+    throwaway_postgres,
 )
 
 WRITE_ADVERTISERS = [f"brand_scale_{i}" for i in range(1, 9)]
@@ -1003,11 +1004,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-limit", type=int, default=30, help="requests per minute in the rate-limit phase (default 30)")
     parser.add_argument("--rate-clients", type=int, default=6, help="parallel clients racing one token (default 6)")
     parser.add_argument("--sqlite", action="store_true", help="run on a throwaway SQLite file instead of PostgreSQL")
-    parser.add_argument(
-        "--database-url-from-env",
-        action="store_true",
-        help="use the PostgreSQL server DATABASE_URL names (it is migrated and written to: a throwaway one only)",
-    )
+    add_database_url_from_env(parser)
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, access log)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -1016,13 +1013,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers, --clients, --rate-clients, --rate-limit and --visibility-writes must be at least 1, --seconds positive")
     if args.clients > len(WRITE_ADVERTISERS):
         parser.error(f"--clients is at most {len(WRITE_ADVERTISERS)}")
-    if args.database_url_from_env and not using_postgres():
-        parser.error("--database-url-from-env needs DATABASE_URL=postgres://…")
-    if not args.sqlite and not args.database_url_from_env:
-        # A throwaway PostgreSQL 18 + pgvector for the length of the run; never the
-        # operator's database, whatever DATABASE_URL says.
-        bench = [sys.executable, "-m", "bench.scale_out", *argv, "--database-url-from-env"]
-        return subprocess.call([sys.executable, str(REPO / "scripts" / "with_postgres.py"), "--", *bench], cwd=REPO)
+    if not args.sqlite or args.database_url_from_env:
+        rerun = throwaway_postgres("bench.scale_out", argv, args, parser)
+        if rerun is not None:
+            return rerun
     say = Progress(args.quiet)
     result = run(args, say)
     emit(result, args.json, _render)

@@ -225,3 +225,32 @@ def test_scale_out_stops_its_servers_when_terminated_half_way(tmp_path):
         for pid, started in seen.items():
             if _start_time(pid) == started:
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_pg_vector_copies_never_writes_to_a_database_it_was_not_told_to_use(tmp_path):
+    """It creates and drops tables: a DATABASE_URL naming an operator's server is left alone
+    (nothing listens at this one; the bench would fail connecting to it) and the bench runs
+    on a throwaway PostgreSQL instead; told to use DATABASE_URL, it wants PostgreSQL."""
+    prod = "postgres://ops@127.0.0.1:1/lingix_prod"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.pg_vector_copies", "--json", "--quiet", "--rows", "50"],
+        cwd=REPO,
+        env=isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), DATABASE_URL=prod),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "with_postgres: PostgreSQL ready" in done.stderr
+    assert json.loads(done.stdout)["layouts"]["vector_only"]["bytes_per_row"] > 0
+
+    refused = subprocess.run(
+        [sys.executable, "-m", "bench.pg_vector_copies", "--database-url-from-env"],
+        cwd=REPO,
+        env=isolated_env(DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("needs DATABASE_URL=postgres://…")
+    assert not (tmp_path / "x.db").exists()
