@@ -20,7 +20,9 @@ The file is replaced, never shrunk in place (another process's map of a shrunk f
 fault): a new file is written beside it and renamed over it when its header does not match
 (another model or dimension, another database's token, or a highest rev the database has
 not reached: a restored or recreated database). A process that finds its file replaced,
-missing or shorter than its map reloads. Inside a transaction nothing is written: rows the
+missing or shorter than its map reloads. Processes that embed with different models at the
+same time (during a change of model) replace each other's file on each full load; once all
+of them run the new model, one file stays. Inside a transaction nothing is written: rows the
 file does not hold yet are kept in the process (`overlay`) until they are committed."""
 
 from __future__ import annotations
