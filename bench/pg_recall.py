@@ -12,7 +12,7 @@ For each ef_search the same queries go through the project's PostgreSQL backend
 (memories.search.postgres.vector_candidates, HNSW with iterative scan) and the exact scan;
 recall@10 is the overlap of the two top 10s.
 
-    python scripts/with_postgres.py -- python -m bench.pg_recall --json [--min-texts 20000]
+    python -m bench.pg_recall --json [--min-texts 20000]    # re-runs itself under scripts/with_postgres.py
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bench._common import Progress, emit, percentile, setup_postgres_django, using_postgres
+from bench._common import Progress, add_database_url_from_env, emit, percentile, setup_postgres_django, throwaway_postgres
 
 LOCOMO = Path("/work/shared/data/locomo10.json")
 EF_VALUES = (10, 20, 40, 64, 100, 200, 400)
@@ -143,19 +143,23 @@ def _measure(queries: np.ndarray, ef_search: int | None, advertiser: str | None,
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m bench.pg_recall", description=__doc__.splitlines()[0])
     parser.add_argument("--min-texts", type=int, default=20_000, help="distinct real texts in the corpus (default 20000)")
     parser.add_argument("--queries", type=int, default=200, help="query texts (default 200)")
     parser.add_argument("--embed-only", action="store_true", help="embed and cache the corpus, then stop (no PostgreSQL needed)")
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_database_url_from_env(parser)
     args = parser.parse_args(argv)
     if not LOCOMO.exists():
         sys.stderr.write(f"bench.pg_recall: error: {LOCOMO} not found\n")
         return 2
-    if not args.embed_only and not using_postgres():
-        sys.stderr.write("bench.pg_recall needs PostgreSQL: python scripts/with_postgres.py -- python -m bench.pg_recall\n")
-        return 2
+    if not args.embed_only:
+        # It loads its rows into memories_memory: never in the database DATABASE_URL names unless told.
+        rerun = throwaway_postgres("bench.pg_recall", argv, args, parser)
+        if rerun is not None:
+            return rerun
     progress = Progress(args.quiet)
     if args.embed_only:
         from bench._common import setup_throwaway_django

