@@ -1,18 +1,22 @@
 """Where the vector index keeps its float32 vectors: a file every process of the machine
 maps (`SharedVectors`), or, for a database that is not a file, the process's own array
 (`LocalVectors`). Both address a vector by memory id (slot = id) and remember, per slot,
-the search_rev of the row it was taken from, so they answer the same calls.
+the search_rev of the row it was taken from, so they answer the same calls. A slot zeroed
+for a deleted row holds minus the generation of the delete: older than any later write of
+that id, and not counted among the slots that hold a vector (`held_ids`), so the next full
+load does not take it for an orphan and zero it again.
 
 The shared file, `<database file>.vectors`:
 
     header (4096 bytes): magic, dimension, the highest rev written, the database's token
                          (memories_vectorfile, migration 0010), the embedding model's name
-    slot i (8 + 4 x dim bytes, at 4096 + i x that): the rev (int64) and the vector (float32)
+    slot i (8 + 4 x dim bytes, at 4096 + i x that): the rev (int64; 0 never written, minus
+                         the delete's generation once zeroed) and the vector (float32)
 
 Readers map it read-only (MAP_SHARED), so every process reads the same page-cache pages
 and none holds a private copy. A process writes with pwrite under flock on the file, and
 only committed rows (the caller reads them outside any transaction): a slot is written
-only when its rev is older than the row's, so a slower process never puts an older vector
+only when its rev (its absolute value, for a zeroed slot) is older than the row's, so a slower process never puts an older vector
 over a newer one, and writing the same row twice writes the same bytes. A slot that is
 deleted is zeroed (the erased memory's vector does not stay in the file).
 
@@ -78,9 +82,10 @@ class LocalVectors:
             self._matrix, self._revs = matrix, revs
 
     def revs(self, ids: np.ndarray) -> np.ndarray:
+        """The rev of the vector each slot holds (0: none, or not a committed one)."""
         held = np.zeros(len(ids), dtype=np.int64)
         inside = ids < len(self._revs)
-        held[inside] = self._revs[ids[inside]]
+        held[inside] = np.maximum(self._revs[ids[inside]], 0)
         return held
 
     def put(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray, *, committed: bool) -> None:
@@ -93,9 +98,11 @@ class LocalVectors:
         self._revs[ids] = revs if committed else -1
 
     def erase(self, ids: np.ndarray, revs: np.ndarray) -> None:
-        inside = ids[ids < len(self._revs)]
-        self._matrix[inside] = 0.0
-        self._revs[inside] = 0
+        """Zero the slots of deleted rows, marked as the shared file marks them (minus the
+        delete's generation), so held_ids leaves them out."""
+        inside = ids < len(self._revs)
+        self._matrix[ids[inside]] = 0.0
+        self._revs[ids[inside]] = -revs[inside]
 
     def take(self, ids: np.ndarray) -> np.ndarray:
         out = np.zeros((len(ids), self.dim), dtype=np.float32)
@@ -107,7 +114,8 @@ class LocalVectors:
         self.erase(ids, np.zeros(len(ids), dtype=np.int64))
 
     def held_ids(self) -> np.ndarray:
-        return np.flatnonzero(self._revs != 0)
+        """The ids of the slots holding a committed vector (not zeroed since)."""
+        return np.flatnonzero(self._revs > 0)
 
     def close(self) -> None:
         self._matrix = np.zeros((0, self.dim), dtype=np.float32)
@@ -263,10 +271,11 @@ class SharedVectors:
 
     # -- slots -------------------------------------------------------------------
     def revs(self, ids: np.ndarray) -> np.ndarray:
+        """The rev of the vector each slot holds (0: none, never written or zeroed)."""
         self.sync()
         held = np.zeros(len(ids), dtype=np.int64)
         inside = ids < len(self._slots)
-        held[inside] = self._slots["rev"][ids[inside]]
+        held[inside] = np.maximum(self._slots["rev"][ids[inside]], 0)
         return held
 
     def put(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray, *, committed: bool) -> None:
@@ -287,14 +296,15 @@ class SharedVectors:
                 self.overlay[memory_id] = np.array(vector, dtype=np.float32)
 
     def erase(self, ids: np.ndarray, revs: np.ndarray) -> None:
-        """Zero the slots of deleted rows (their rev: the generation of the delete)."""
+        """Zero the slots of deleted rows (`revs`: the generation of each delete), marking
+        each with minus that generation."""
         for memory_id in ids.tolist():
             self.overlay.pop(memory_id, None)
         self.sync()
         inside = ids < len(self._slots)
         if inside.any():
             try:
-                self._write(ids[inside], revs[inside], np.zeros((int(inside.sum()), self.dim), dtype=np.float32))
+                self._write(ids[inside], -revs[inside], np.zeros((int(inside.sum()), self.dim), dtype=np.float32))
             except OSError as exc:
                 # The rows are dropped from the index all the same; the next process to
                 # load in full zeroes what is left (see VectorIndex._load_all).
@@ -305,7 +315,8 @@ class SharedVectors:
             self.overlay.pop(memory_id, None)
 
     def held_ids(self) -> np.ndarray:
-        """The ids of every slot ever written and not zeroed since."""
+        """The ids of the slots holding a vector: written, and not zeroed since (a zeroed
+        slot's rev is negative)."""
         self.sync()
         return np.flatnonzero(self._slots["rev"] > 0)
 
@@ -318,8 +329,10 @@ class SharedVectors:
             if need > size:
                 os.ftruncate(self._fd, need)  # grows only; the new slots read as zeros
             self._remap()
-            # The guard: only slots older than the row we hold (read under the lock).
-            fresh = self._slots["rev"][ids] < revs
+            # The guard: only slots older than the row we hold (read under the lock). A
+            # zeroed slot and a zeroing carry minus the generation of the delete: compared
+            # by magnitude, the same delete never writes twice and a later write goes over.
+            fresh = np.abs(self._slots["rev"][ids]) < np.abs(revs)
             if not fresh.any():
                 return
             ids, revs, vectors = ids[fresh], revs[fresh], vectors[fresh]
@@ -332,8 +345,9 @@ class SharedVectors:
             for start, end in zip([0, *breaks.tolist()], [*breaks.tolist(), len(ids)], strict=True):
                 os.pwrite(self._fd, data[start * width : end * width], HEADER + int(ids[start]) * width)
             magic, dim, high, token, model = self._header()
-            if int(revs.max()) > high:
-                os.pwrite(self._fd, struct.pack("<q", int(revs.max())), 16)
+            top = int(np.abs(revs).max())
+            if top > high:
+                os.pwrite(self._fd, struct.pack("<q", top), 16)
 
     def take(self, ids: np.ndarray) -> np.ndarray:
         self.sync()

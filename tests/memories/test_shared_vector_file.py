@@ -114,7 +114,7 @@ def test_two_processes_share_the_file_and_follow_each_others_changes_without_a_f
     assert ids[3] not in gone["hits"]
     assert gone["loads"]["full"] == 1 and gone["loads"]["deleted"] == 1
     rev, vector = _slot(database, ids[3])
-    assert rev > 0 and not vector.any()
+    assert rev < 0 and not vector.any(), "a zeroed slot holds minus the delete's generation"
     assert first("search", query="夜间转化率偏低", advertiser="brand_A")["loads"]["full"] == 1
 
     # The fast path and the exact scan agree.
@@ -207,6 +207,45 @@ def test_a_slot_deleted_while_no_process_looked_is_zeroed_by_the_next_full_load(
         assert not _slot(database, ids[0])[1].any()
     finally:
         third.close()
+
+
+def test_a_zeroed_slot_is_not_zeroed_again_by_later_full_loads(pair):
+    first, _, database = pair
+    ids = first("write", texts=["巨量引擎 程序化创意 CTR 1.8% 测试重复清零"], advertiser="brand_C")["ids"]
+    first("refresh")
+    first("delete", memory_ids=ids)
+    first("refresh")  # drops it incrementally and zeroes its slot
+    zeroed = _slot(database, ids[0])
+    assert zeroed[0] < 0 and not zeroed[1].any()
+    # The generation moves on; a process starting now loads in full and must not take the
+    # zeroed slot for an orphan (which would rewrite it under the lock on every start).
+    first("write", texts=["百度搜索 品牌专区 CPC 2.3元 之后写入"], advertiser="brand_C")
+    for _ in range(2):
+        late = Worker(database)
+        try:
+            assert late("refresh")["loads"]["full"] == 1
+        finally:
+            late.close()
+        assert _slot(database, ids[0])[0] == zeroed[0]
+
+
+def test_both_stores_mark_a_zeroed_slot_alike(tmp_path):
+    database = tmp_path / "lingix.db"
+    database.write_bytes(b"")
+    shared = SharedVectors(tmp_path / "lingix.db.vectors", "bundled", 2, lambda: ("b" * 32, 20))
+    local = LocalVectors(2)
+    for store in (shared, local):
+        store.put(np.array([2, 5]), np.array([4, 6]), np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32), committed=True)
+        store.erase(np.array([5]), np.array([8]))
+        assert store.held_ids().tolist() == [2]
+        assert store.revs(np.array([2, 5])).tolist() == [4, 0]
+        assert not store.take(np.array([5])).any()
+    # The same delete seen again writes nothing; a later write of the id goes over it.
+    shared.erase(np.array([5]), np.array([8]))
+    shared.put(np.array([5]), np.array([7]), np.array([[1.0, 1.0]], dtype=np.float32), committed=True)
+    assert shared.revs(np.array([5])).tolist() == [0]
+    shared.put(np.array([5]), np.array([9]), np.array([[1.0, 1.0]], dtype=np.float32), committed=True)
+    assert shared.revs(np.array([5])).tolist() == [9] and shared.held_ids().tolist() == [2, 5]
 
 
 @pytest.mark.django_db(transaction=True)
