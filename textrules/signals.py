@@ -406,9 +406,7 @@ CAP_PARTS = (
     r"不高于",
     r"不低于",
     r"(?:不能|不得|不要|不可)超过",
-    r"\bcap(?:ped)?\b",
-    r"\blimit\b",
-    r"\bmax(?:imum)?\b",
+    r"\bcapped at\b",
     r"\bat most\b",
     r"\bno more than\b",
     r"\bnot exceed\b",
@@ -421,6 +419,11 @@ HARD_CONSTRAINT = _rx(
     r"严禁",
     r"必须",
     *CAP_PARTS,
+    # Bare nouns: a constraint in a rule's wording, too loose to mark a value as bounded
+    # ("frequency limit reached", "Performance Max").
+    r"\bcap\b",
+    r"\blimit\b",
+    r"\bmax(?:imum)?\b",
     r"最高",
     r"最低",
     r"\bmust\b",
@@ -428,13 +431,17 @@ HARD_CONSTRAINT = _rx(
     r"\bprohibit",
     r"\bnot allowed\b",
 )
+# Verbs of a prediction after "can"/"may" ("higher bids can lead to…", "CTR may drop").
+_PREDICTS = r"lead\b|cause\b|drop\b|rise\b|fall\b|increase\b|decrease\b|decline\b|reach\b|go\b|happen\b|result\b|hurt\b|affect\b"
 # Allowing something: "可以投", "may show", "can use testimonials". "效果还可以" and "可以的"
 # judge or agree, "不可以" forbids, "we can see CTR fell" reports.
 PERMISSION_PARTS = (
-    r"(?<![还挺也都不])可以(?![的了吧吗啊呀])",
+    # "可以看出", "可以发现" report what the data shows.
+    r"(?<![还挺也都不])可以(?![的了吧吗啊呀看发说见知理])",
     r"(?<!不)允许",
-    r"\bcan (?!see\b|tell\b|say\b|be\b|help\b|check\b|look\b)",
-    r"\bmay (?!not\b|be\b|have\b|want\b|need\b)",
+    # "can lead to", "may drop" predict; lower-case "may" only (May is a month).
+    r"\bcan (?!see\b|tell\b|say\b|be\b|help\b|check\b|look\b|" + _PREDICTS + r")",
+    r"(?-i:\bmay) (?!not\b|be\b|have\b|want\b|need\b|" + _PREDICTS + r")",
     r"\b(?:is|are) (?:allowed|permitted)\b",
 )
 # What a statement does to whatever it is about, in closed-class words that carry to any
@@ -587,7 +594,7 @@ INJECTION = _rx(
 NEGATION = re.compile(
     "|".join(
         (
-            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不准|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不准(?![确时点])|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
             r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
         )
     ),

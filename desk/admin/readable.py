@@ -188,7 +188,7 @@ KEY_LABELS = {
 }
 
 # Who read the relation between two claims (judges.base.RelationSource).
-RELATION_SOURCES = {RelationSource.OFFLINE: _("the offline rules"), RelationSource.MODEL: _("the model")}
+RELATION_SOURCES: dict[str, Any] = {RelationSource.OFFLINE: _("the offline rules"), RelationSource.MODEL: _("the model")}
 
 # Lists of field names: each shown as its label.
 NAMED_KEYS = {"fields", "unknown_keys", "invalid_keys", "missing", "present"}

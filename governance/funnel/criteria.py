@@ -177,11 +177,21 @@ def _states_a_way_to_act(claim: Claim) -> bool:
     )
 
 
+def _direction_words(text: str) -> list[str]:
+    """The words by which a text restricts, forbids, requires, allows or caps something: a
+    way to act even when what it acts on ("腰部达人", "4S店覆盖的城市", "cash prize
+    screenshots") is in no lever's vocabulary. "需调整出价" names a lever and nothing to do
+    with it: not a direction."""
+    return s.hits(s.DIRECTIVE, text) + s.hits(s.NEGATION, text) + s.hits(s.HARD_CONSTRAINT, text)
+
+
 def _directs(text: str) -> bool:
-    """Restricts, forbids, requires, allows or caps something: a way to act even when what
-    it acts on ("腰部达人", "4S店覆盖的城市", "cash prize screenshots") is in no lever's
-    vocabulary. "需调整出价" names a lever and nothing to do with it: not a direction."""
-    return s.has(s.DIRECTIVE, text) or s.has(s.NEGATION, text) or s.has(s.HARD_CONSTRAINT, text)
+    return bool(_direction_words(text))
+
+
+def _filled(value: object) -> bool:
+    """A data field that says something: "no", "否", "0", "false" and blanks say nothing."""
+    return value is not None and str(value).strip().lower() not in {"", "false", "no", "none", "否", "无", "0"}
 
 
 def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
@@ -240,7 +250,7 @@ def _environment(c: Proposal, d: ParsedData) -> Checks:
     moved = {m for m, _ in claim.trends} | {q.role.split("/")[0] for q in claim.quantities}
     # A promotion or a cold start with a cost or traffic change affects later decisions, said or not.
     # The event field names it in any vertical (考研报名, 车展, 装修季), where the words may not.
-    signal = bool(d.get("event")) or bool(claim.subject.events) or "冷启动期" in claim.conditions or "大促期间" in claim.conditions
+    signal = _filled(d.get("event")) or bool(claim.subject.events) or "冷启动期" in claim.conditions or "大促期间" in claim.conditions
     affects = bool(impact) or s.has(s.DECISION_IMPACT, t) or (signal and bool(moved & COST_OR_TRAFFIC))
     return {
         "time_bound": (bool(bound) or s.has(s.TIME_BOUND, t), f"time_window={bound or s.hits(s.TIME_BOUND, t)[:2]}"),
@@ -257,14 +267,14 @@ def _rule(c: Proposal, d: ParsedData) -> Checks:
     constraint = d.get("hard_constraint")
     # Lifting or granting is a rule too ("可以写…需附检测报告", "不再强制标注", "may upload"): a
     # changed rule must reach the conflict stage, where an L1 change goes to an operator.
-    hard = (constraint is not None and str(constraint).strip().lower() not in {"false", "no", "否", "0"}) or _directs(t)
+    hard = _filled(constraint) or _directs(t)
     return {
         "authoritative": (authoritative, f"authority={authority or s.hits(s.AUTHORITY, t)[:2]} source={c.source}"),
         "scope_clear": (
             bool(scope) or s.has(s.SCOPE, t) or s.has(s.DOMAIN, t),
             f"scope={scope or (s.hits(s.SCOPE, t) + s.hits(s.DOMAIN, t))[:2]}",
         ),
-        "hard_constraint": (hard, f"hard_constraint={constraint or s.hits(s.HARD_CONSTRAINT, t)[:2]}"),
+        "hard_constraint": (hard, f"hard_constraint={constraint or _direction_words(t)[:2]}"),
     }
 
 

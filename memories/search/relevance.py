@@ -48,7 +48,7 @@ from typing import Any
 
 from memories.search.backends import get_search_backend
 from memories.search.query import prepare_query, query_language
-from memories.search.synonyms import synonym_matches
+from memories.search.synonyms import EVERYDAY_WORDS, synonym_matches
 from memories.search.tokens import query_tokens, text_tokens
 
 SEMANTIC_WEIGHT = 5.0
@@ -91,11 +91,13 @@ def hit_relevance(
 
 
 def query_concepts(query: str) -> list[tuple[tuple[str, ...], frozenset[str]]]:
-    """Each synonym-table concept the query names: (its names, the ones the query wrote), lower-cased."""
+    """Each synonym-table concept the query names: (its names, the ones the query wrote),
+    lower-cased. A concept named only by a word with an everyday sense ("review my essay",
+    "a budget laptop") is left out: it does not show the question is about ad-ops."""
     written: dict[tuple[str, ...], set[str]] = {}
     for term, group in synonym_matches(query):
         written.setdefault(group, set()).add(term.lower())
-    return [(group, frozenset(terms)) for group, terms in written.items()]
+    return [(group, frozenset(terms)) for group, terms in written.items() if not terms <= EVERYDAY_WORDS]
 
 
 def concepts_carried(concepts: list[tuple[tuple[str, ...], frozenset[str]]], content: str) -> int:
@@ -113,13 +115,21 @@ def _numbers(text: str) -> dict[str, bool]:
     return {m.group(1).replace(".", "_"): bool(m.group(2)) for m in _NUMBER.finditer(text)}
 
 
+def _stem(token: str) -> str:
+    """A rough English stem, enough to tell whether two words share one."""
+    if len(token) > 4 and token.isascii() and token.isalpha():
+        return re.sub(r"(?:ing|ed|es|s)$", "", token)
+    return token
+
+
 def _only_a_number_in_common(query: str, tokens: set[str], content: str) -> bool:
     """A memory whose only word in common with the query is a number is no evidence of the
     topic when both are in one language (a fever of 38 degrees and 38女神节: they could have
     shared words and do not), nor when the number is a percentage on one side only (100
     Fahrenheit and "100%有效"). Across languages a number can be the one literal link
     ("less than 3 days" and "低于3天")."""
-    shared = tokens.intersection(text_tokens(content))
+    # The keyword index stems English words (porter): "painted" matches "paint".
+    shared = {_stem(t) for t in tokens} & {_stem(t) for t in text_tokens(content)}
     if not shared or any(not t.replace("_", "").isdigit() for t in shared):
         return False
     if query_language(query) == query_language(content):

@@ -40,6 +40,12 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("达人", "KOL", "博主", "达人测评", "influencer", "influencers"),
 )
 
+# Names with an everyday English sense ("review my essay", "a red dress", "a budget laptop"):
+# alone they do not show that a question is about ad-ops (memories/search/relevance.py).
+EVERYDAY_WORDS = frozenset(
+    {"bid", "bidding", "budget", "promotion", "creative", "audience", "drop", "leads", "red", "license", "review", "lp"}
+)
+
 _INDEX: dict[str, tuple[str, ...]] = {}
 for _group in SYNONYM_GROUPS:
     for _term in _group:

@@ -112,6 +112,8 @@ def test_english_question_about_a_note_written_in_chinese_clears_the_floor(demo_
         ("What if the balance lasts under 3 days?", "账户余额低于3天消耗时必须暂停新计划创建", False),
         # ... but not a temperature against a percentage.
         ("Set the oven to 200 degrees", "大促期间预算提升200%", True),
+        # English words the keyword index stems alike are words in common.
+        ("when did she paint 2 sunsets", "She painted 2 sunset pictures", False),
         # A word in common is evidence as usual.
         ("医药OTC 3000元预算够吗", "brand_A 医药OTC日预算3000元", False),
     ],
@@ -129,3 +131,18 @@ def test_a_shared_number_does_not_lift_an_off_topic_question(demo_memories, oper
     # The demo store's 38女神节 note shares "38" with a pet's temperature and nothing else.
     body = operator_token.post("/recall", {"query": "我家猫咪体温38度正常吗"}).json()
     assert body["skipped"] == RecallSkip.BELOW_FLOOR and body["memories"] == []
+
+
+@pytest.mark.parametrize(
+    "query", ["Can you review my essay?", "Is a red dress good for a wedding?", "Any leads on a new job?", "best budget laptop"]
+)
+def test_an_everyday_english_word_alone_is_not_an_ad_ops_concept(query):
+    from memories.search.relevance import concepts_carried, query_concepts
+
+    # review, red, leads and budget name 复盘, 小红书, 线索 and 预算 in the synonym table,
+    # and have an everyday sense: alone they do not make a question about ad-ops.
+    concepts = query_concepts(query)
+    assert concepts == []
+    assert concepts_carried(concepts, "brand_A 小红书种草复盘：线索成本下降，日预算上调") == 0
+    # Beside an ad-ops name, the same concept counts.
+    assert query_concepts("review of the Qianchuan budget") != []

@@ -172,8 +172,11 @@ def _places(text: str) -> frozenset[str]:
     for m in PLACE.finditer(text):
         name = next((g for g in m.groups() if g), m.group(0)).strip()
         # The pattern takes up to four characters before 店: a verb or a function word among
-        # them ends the phrase before the name ("只投门店5公里内" names no store).
-        name = re.split(r"[只仅投在的到给把被和与及对向从]", re.sub(r"[那这]家$", "", name))[-1]
+        # them ends the phrase before the name ("只投门店5公里内" names no store); what is
+        # left must still be a name of two characters or more.
+        name = re.split(r"[只仅投在的和与及]", re.sub(r"[那这]家$", "", name))[-1]
+        if len(name) < 2:
+            continue
         if name and name not in NOT_PLACES:
             found.add(PLACE_CANON.get(name.lower(), name))
     return frozenset(found)

@@ -391,8 +391,8 @@ SCALES: dict[str, tuple[str, str]] = {
     ),
     # "比百度高/低": the comparand sits between 比 and the adjective ("比上周降低" is a fall, not a comparison).
     "better_worse": (
-        r"更好|好于|优于|高于|(?<![对占相])比(?![例如较率重])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:高|好|强)|\bbetter\b|\boutperform\w*|\bhigher than\b",
-        r"更差|差于|不如|低于|(?<![对占相])比(?![例如较率重])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:低|差|弱)|\bworse\b|\bunderperform\w*|\blower than\b",
+        r"更好|好于|优于|高于|(?<![对占相])比(?![例如较率重赛价特])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:高|好|强)|\bbetter\b|\boutperform\w*|\bhigher than\b",
+        r"更差|差于|不如|低于|(?<![对占相])比(?![例如较率重赛价特])[\u4e00-\u9fffA-Za-z0-9]{1,10}?(?<![降减提升])(?:低|差|弱)|\bworse\b|\bunderperform\w*|\blower than\b",
     ),
     "fit": (r"(?<!不)适合|(?<!不)适用|\bsuitable\b|\bgood fit\b", r"不适合|不适用|不宜|\bnot suitable\b|\bunsuitable\b|\bpoor fit\b"),
     "works": (

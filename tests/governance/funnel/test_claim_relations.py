@@ -265,3 +265,36 @@ def test_an_event_with_a_cost_change_affects_decisions_in_any_vertical(trigger):
     assert decision.action == "WRITE", decision.reasons
     value = Trace.objects.get(event_id=decision.event_id, stage="value")
     assert value.scores["criteria"]["affects_decisions"]["met"] is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "从数据可以看出CTR下降",  # reports what the data shows
+        "可以发现周末转化率更高",
+        "May sales CPM rose 20%",  # the month
+        "CTR may drop after 7 days",  # a prediction
+        "higher bids can lead to higher CPM",
+    ],
+)
+def test_seeing_predicting_and_the_month_of_may_are_not_permission(text):
+    claim = extract_claim(text)
+    assert not claim.affirmed and claim.polarity == 1
+
+
+@pytest.mark.parametrize(
+    "text,assessments,conditions,places",
+    [
+        ("归因数据不准确", set(), set(), set()),  # inaccurate, not forbidden
+        ("世界杯比赛期间CPM高", set(), set(), set()),  # 比赛 is a match, not a comparison
+        ("比价类APP转化好", set(), set(), set()),
+        ("frequency limit reached on 抖音", set(), set(), set()),  # a bare "limit" bounds no value
+        ("Performance Max campaigns work", {("works", 1)}, set(), set()),
+        ("京东到家店日预算800元", set(), set(), {"京东到家"}),
+        ("向阳店日预算800元", set(), set(), {"向阳"}),
+    ],
+)
+def test_everyday_words_are_not_read_as_claim_parts(text, assessments, conditions, places):
+    claim = extract_claim(text)
+    assert claim.polarity == 1
+    assert (set(claim.assessments), set(claim.conditions), set(claim.subject.places)) == (assessments, conditions, places)
