@@ -8,16 +8,10 @@ from django.db import migrations, models
 
 def restore_sqlite_triggers(apps, schema_editor):
     """SQLite adds a NOT NULL column with a default by rebuilding the table, which drops
-    the keyword-index and search-generation triggers of 0002; create them again (the
-    rebuilt table keeps its ids, so the FTS rows still match)."""
-    if schema_editor.connection.vendor != "sqlite":
-        return
-    fts = import_module("memories.migrations.0002_fts_and_search_state")
-    for statement in fts.SQLITE_FORWARD:
-        if statement.lstrip().upper().startswith("CREATE TRIGGER"):
-            name = statement.split()[2]
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {name}")
-            schema_editor.execute(statement)
+    the keyword-index and search-generation triggers; create them again (the rebuilt table
+    keeps its ids, so the FTS rows still match). The list is kept in one place,
+    memories/migrations/_sqlite_triggers.py, so a later rebuild installs the current ones."""
+    import_module("memories.migrations._sqlite_triggers").restore_memory_triggers(schema_editor)
 
 
 class Migration(migrations.Migration):

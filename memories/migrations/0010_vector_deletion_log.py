@@ -14,18 +14,22 @@ PostgreSQL keeps no search state and has no shared vector file: nothing to do th
 
 from django.db import migrations
 
+# Also what memories/migrations/_sqlite_triggers.py puts back after a later migration
+# rebuilds memories_memory (which drops its triggers).
+MEMORY_DELETE_TRIGGER = """CREATE TRIGGER memories_memory_gen_ad AFTER DELETE ON memories_memory BEGIN
+        INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
+        UPDATE memories_searchstate SET generation = generation + 1 WHERE id = 1;
+        INSERT INTO memories_vectordeletion(memory_id, rev)
+        SELECT old.id, generation FROM memories_searchstate WHERE id = 1;
+    END"""
+
 FORWARD = [
     "CREATE TABLE memories_vectordeletion (memory_id INTEGER NOT NULL, rev INTEGER NOT NULL)",
     "CREATE INDEX memories_vectordeletion_rev ON memories_vectordeletion(rev)",
     "CREATE TABLE memories_vectorfile (id INTEGER PRIMARY KEY CHECK (id = 1), token TEXT NOT NULL)",
     "INSERT INTO memories_vectorfile(id, token) VALUES (1, lower(hex(randomblob(16))))",
     "DROP TRIGGER IF EXISTS memories_memory_gen_ad",
-    """CREATE TRIGGER memories_memory_gen_ad AFTER DELETE ON memories_memory BEGIN
-        INSERT OR IGNORE INTO memories_searchstate(id, generation, epoch) VALUES (1, 0, 0);
-        UPDATE memories_searchstate SET generation = generation + 1 WHERE id = 1;
-        INSERT INTO memories_vectordeletion(memory_id, rev)
-        SELECT old.id, generation FROM memories_searchstate WHERE id = 1;
-    END""",
+    MEMORY_DELETE_TRIGGER,
     # The search state row goes only when the tables are flushed (tests) or replaced: its
     # generation then starts again from 0, and deletes logged under the old numbers must
     # not be read as new ones.
