@@ -28,23 +28,16 @@ from typing import Any
 import numpy as np
 
 from bench._common import Progress, add_database_url_from_env, emit, percentile, setup_postgres_django, throwaway_postgres
+from bench.scale import QUERIES as SCALE_QUERIES
 
 LOCOMO = Path("/work/shared/data/locomo10.json")
 EF_VALUES = (10, 20, 40, 64, 100, 200, 400)
 _SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
 _ZH_CLAUSE = re.compile(r"[，,：:]")
 
+# bench.scale's ad-ops queries, then five more.
 ZH_QUERIES = [
-    "医药OTC冷启动出价策略",
-    "美妆大促预算分配",
-    "ROI异常下降怎么办",
-    "夜间分时段出价",
-    "素材疲劳更换周期",
-    "oCPC二阶段目标CPA",
-    "broad targeting ROI",
-    "creative fatigue CTR drop",
-    "weekend bid multiplier",
-    "直播间投流转化",
+    *SCALE_QUERIES,
     "小红书 素材 点击率",
     "双11 CPM 上涨",
     "新计划 学习期 预算",
