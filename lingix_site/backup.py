@@ -1,7 +1,11 @@
 """Whole-database backup and restore: SQLite's online backup API, or pg_dump/pg_restore.
 
 A backup is consistent while the service keeps running. A restore replaces everything,
-then bumps the search epoch so every process drops its vector cache."""
+then bumps the search epoch so every process drops its vector cache, and (SQLite) gives the
+restored database a new token, so the shared vector file beside it is never trusted again
+(memories/search/vector_file.py): a file written later than the backup was taken, on the
+branch of history the restore throws away, may hold vectors at revs the restored database
+reaches again with other rows."""
 
 from __future__ import annotations
 
@@ -90,6 +94,16 @@ def _check_pg_backup(path: Path) -> None:
         raise InvalidInput(f"{path} is not a Lingix Memory backup (missing {', '.join(sorted(missing))})")
 
 
+def _new_vector_file_token() -> None:
+    """A new history starts here: the shared vector file, which records the token, is
+    replaced by the next process that opens it. A backup from before migration 0010 has no
+    token table (the migration that follows the restore creates one, random)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memories_vectorfile'")
+        if cursor.fetchone() is not None:
+            cursor.execute("UPDATE memories_vectorfile SET token = lower(hex(randomblob(16))) WHERE id = 1")
+
+
 def database_restore(*, path: str, actor: str) -> dict[str, Any]:
     """Replace the whole database with the backup at `path`."""
     source = Path(path)
@@ -104,6 +118,7 @@ def database_restore(*, path: str, actor: str) -> dict[str, Any]:
             origin.backup(connection.connection)
         finally:
             origin.close()
+        _new_vector_file_token()
     elif connection.vendor == "postgresql":
         _check_pg_backup(source)
         connection.close()  # pg_restore --clean drops tables; our open session must not hold locks

@@ -16,14 +16,20 @@ The shared file, `<database file>.vectors`:
 Readers map it read-only (MAP_SHARED), so every process reads the same page-cache pages
 and none holds a private copy. A process writes with pwrite under flock on the file, and
 only committed rows (the caller reads them outside any transaction): a slot is written
-only when its rev (its absolute value, for a zeroed slot) is older than the row's, so a slower process never puts an older vector
-over a newer one, and writing the same row twice writes the same bytes. A slot that is
-deleted is zeroed (the erased memory's vector does not stay in the file).
+only when its rev (its absolute value, for a zeroed slot) is older than the row's, so a
+slower process never puts an older vector over a newer one, and writing the same row twice
+writes the same bytes. A slot that is deleted is zeroed by the first process that sees the
+delete and can write the file (the erased memory's vector does not stay in the file).
 
 The file is replaced, never shrunk in place (another process's map of a shrunk file would
 fault): a new file is written beside it and renamed over it when its header does not match
 (another model or dimension, another database's token, or a highest rev the database has
-not reached: a restored or recreated database). A process that finds its file replaced,
+not reached). The token names the database's history: migration 0010 draws it, and
+`memory restore` (lingix_site/backup.py) draws a new one on SQLite, so a file written on a
+branch of history the restore threw away is never trusted, even once the restored
+database's generation passes the file's highest rev. A database file copied back by hand
+keeps its token: then only the highest rev tells, and only while the restored generation is
+behind it; remove `<database>.vectors` after such a copy. A process that finds its file replaced,
 missing or shorter than its map reloads. Processes that embed with different models at the
 same time (during a change of model) replace each other's file on each full load; once all
 of them run the new model, one file stays. Inside a transaction nothing is written: rows the

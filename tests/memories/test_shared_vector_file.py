@@ -182,6 +182,10 @@ def test_an_older_vector_never_overwrites_a_newer_one(tmp_path):
     assert not slow.current(), "the others see the file was replaced, and reload"
     other_model = SharedVectors(path, "another-model", 4, read_identity)
     assert other_model.revs(np.array([7])).tolist() == [0]
+    # Another token (a restore by `memory restore`) replaces it too, whatever the generation.
+    other_model.put(np.array([7]), np.array([2]), newer, committed=True)
+    identity["token"], identity["generation"] = "c" * 32, 50
+    assert SharedVectors(path, "another-model", 4, read_identity).revs(np.array([7])).tolist() == [0]
 
 
 def test_in_memory_databases_keep_the_vectors_in_the_process(tmp_path):

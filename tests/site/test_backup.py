@@ -57,3 +57,24 @@ def test_restore_cli_needs_confirmation(tmp_path, capsys):
     assert exit_info.value.code == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--yes" in err[0]
+
+
+def test_a_sqlite_restore_gives_the_database_a_new_vector_file_token(make_memory, tmp_path):
+    """The shared vector file trusts a database by this token: after a restore, a file
+    written on the history the restore threw away must be replaced, not read."""
+    if connection.vendor != "sqlite":
+        pytest.skip("the shared vector file sits beside a SQLite database")
+
+    def token() -> str:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT token FROM memories_vectorfile WHERE id = 1")
+            return cursor.fetchone()[0]
+
+    make_memory("品牌专区 出价 备份前写入", advertiser="brand_A")
+    before = token()
+    target = tmp_path / "lingix-backup.db"
+    database_backup(path=str(target))
+    database_restore(path=str(target), actor="test")
+    after = token()
+    assert len(after) == 32 and after != before
+    assert sqlite3.connect(target).execute("SELECT token FROM memories_vectorfile").fetchone()[0] == before
