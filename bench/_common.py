@@ -122,6 +122,31 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
+def ranked_search(
+    *, query: str, advertisers: tuple[str, ...] | None, mode: str, top_k: int, config: Any, include_global: bool = True
+) -> Any:
+    """One search as the retrieval benches rank it: `mode` is keyword, vector or hybrid
+    (memory_search) or deep (deep_search, whose response also says whether it fell back);
+    nothing is counted as an access, so runs do not change what the next one ranks."""
+    if mode == "deep":
+        from memories.search.deep import deep_search
+
+        return deep_search(
+            query=query, advertisers=advertisers, include_global=include_global, top_k=top_k, record_access=False, config=config
+        )
+    from memories.selectors import memory_search
+
+    return memory_search(
+        query=query,
+        advertisers=advertisers,
+        include_global=include_global,
+        top_k=top_k,
+        mode=mode,  # type: ignore[arg-type]
+        record_access=False,
+        config=config,
+    )
+
+
 class RecallTally:
     """Recall@k of each question's ranked keys against its gold keys, summed per bucket
     ("overall", a category, a kind) and averaged by summary(): the scoring the retrieval

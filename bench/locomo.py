@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, Progress, RecallTally, emit, percentile, setup_throwaway_django
+from bench._common import REPO, Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
@@ -188,8 +188,6 @@ def evaluate(
     config: Any,
     progress: Progress,
 ) -> dict[str, Any]:
-    from memories.selectors import memory_search
-
     per_mode: dict[str, Any] = {}
     for mode in modes:
         tally = RecallTally(KS, hit_at=10)
@@ -197,27 +195,14 @@ def evaluate(
         wall_ms: list[float] = []
         for n, q in enumerate(questions, start=1):
             started = time.perf_counter()
-            if mode == "deep":
-                from memories.search.deep import deep_search
-
-                response = deep_search(
-                    query=q.question,
-                    advertisers=(advertiser_for(q.conversation),),
-                    include_global=False,
-                    top_k=max(KS),
-                    record_access=False,
-                    config=config,
-                )
-            else:
-                response = memory_search(
-                    query=q.question,
-                    advertisers=(advertiser_for(q.conversation),),
-                    include_global=False,
-                    top_k=max(KS),
-                    mode=mode,  # type: ignore[arg-type]
-                    record_access=False,
-                    config=config,
-                )
+            response = ranked_search(
+                query=q.question,
+                advertisers=(advertiser_for(q.conversation),),
+                include_global=False,
+                mode=mode,
+                top_k=max(KS),
+                config=config,
+            )
             wall_ms.append((time.perf_counter() - started) * 1000)
             search_ms.append(response.search_ms)
             ranked = [dia_of.get(r.memory.pk) for r in response.results]

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, RecallTally, emit, percentile, setup_throwaway_django
+from bench._common import Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_adops_retrieval.json"
@@ -78,21 +78,15 @@ def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress,
 
 
 def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
-    from memories.selectors import memory_search
-
     tally = RecallTally(KS, mrr=True)
     latency: list[float] = []
     fallbacks = 0
     for q in queries:
         scope = (q["advertiser"],) if q["advertiser"] else None
         started = time.perf_counter()
+        response = ranked_search(query=q["query"], advertisers=scope, mode=mode, top_k=max(KS), config=config)
         if mode == "deep":
-            from memories.search.deep import deep_search
-
-            response = deep_search(query=q["query"], advertisers=scope, top_k=max(KS), record_access=False, config=config)
             fallbacks += 1 if response.deep.get("fallback") else 0
-        else:
-            response = memory_search(query=q["query"], advertisers=scope, top_k=max(KS), mode=mode, record_access=False, config=config)
         latency.append((time.perf_counter() - started) * 1000)
         ranked = [key_of.get(r.memory.pk) for r in response.results]
         tally.add(ranked, set(q["gold"]), ("overall", q["kind"]))

@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, RecallTally, emit, percentile, setup_throwaway_django
+from bench._common import Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
 from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_chat.txt"
@@ -169,30 +169,12 @@ def build_store(chats: dict[str, list[ChatTurn]], progress: Progress, reuse: boo
 
 
 def evaluate(queries: list[ChatQuery], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
-    from memories.selectors import memory_search
-
     tally = RecallTally(KS, mrr=True)
     latency: list[float] = []
     per_query: list[dict[str, float]] = []
     for q in queries:
         started = time.perf_counter()
-        response: Any
-        if mode == "deep":
-            from memories.search.deep import deep_search
-
-            response = deep_search(
-                query=q.query, advertisers=(SCOPE,), include_global=False, top_k=max(KS), record_access=False, config=config
-            )
-        else:
-            response = memory_search(
-                query=q.query,
-                advertisers=(SCOPE,),
-                include_global=False,
-                top_k=max(KS),
-                mode=mode,  # type: ignore[arg-type]
-                record_access=False,
-                config=config,
-            )
+        response = ranked_search(query=q.query, advertisers=(SCOPE,), include_global=False, mode=mode, top_k=max(KS), config=config)
         latency.append((time.perf_counter() - started) * 1000)
         ranked = [key_of.get(r.memory.pk) for r in response.results]
         per_query.append(tally.add(ranked, set(q.gold), ("overall", q.kind)))
