@@ -606,7 +606,10 @@ class VectorIndex:
         """Cosine of the query to each of these rows, read from the store a chunk at a time."""
         rows = self._rows
         assert rows is not None
-        if len(at) <= 4 * _CHUNK:  # a shortlist (4,000 rows by default): one read
+        # Up to 8,192 rows (12 MB at 384 dimensions) in one read: a shortlist is SHORTLIST_MIN
+        # rows or SHORTLIST_PER_RESULT per result, plus the rows tied at its cut, so it often
+        # passes SHORTLIST_MIN a little; larger sets (an exact scan) go a chunk at a time.
+        if len(at) <= 4 * _CHUNK:
             return self._store.take(rows.ids[at]) @ query_vector
         scores = np.empty(len(at), dtype=np.float32)
         for start in range(0, len(at), _CHUNK):
