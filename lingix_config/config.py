@@ -44,7 +44,7 @@ class LingixConfig(BaseSettings):
     )
     django_debug: bool = Field(default=False, description="Django's DEBUG (tracebacks in pages); never on a shared machine.")
     django_allowed_hosts: Annotated[list[str], NoDecode] = Field(
-        default=["127.0.0.1", "localhost", "testserver"],
+        default=["127.0.0.1", "[::1]", "localhost", "testserver"],
         description="Host names the web server answers, comma-separated.",
     )
     database_url: str = Field(

@@ -35,3 +35,11 @@ def test_the_first_run_banner_prints_urls_a_client_can_call(env, host, base):
 
     assert f"Admin (review desk):  {base}/admin/" in banner
     assert f"export LINGIX={base}\n" in banner
+
+
+def test_the_ipv6_loopback_is_an_allowed_host_by_default(client):
+    # `make run HOST=::1` serves on [::1]; Django must answer that Host header too.
+    from lingix_config.config import LingixConfig
+
+    assert "[::1]" in LingixConfig.model_fields["django_allowed_hosts"].default
+    assert client.get("/", HTTP_HOST="[::1]:8000").status_code == 302
