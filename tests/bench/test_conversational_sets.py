@@ -81,7 +81,7 @@ def test_a_variant_is_kept_only_when_no_set_falls():
     assert not out["mixed"]["kept"] and out["mixed"]["falls"] == ["locomo recall@5", "zh_adops recall@5"]
 
 
-def testlocomo_categories_are_kept_per_variant_and_mode():
+def test_locomo_categories_are_kept_per_variant_and_mode():
     def modes(r10):
         row = {"1-multi-hop": {"recall@5": 0.2, "recall@10": r10, "hit@10": 0.5, "questions": 3}}
         return {mode: {"overall": {}, "by_category": row} for mode in ("keyword", "hybrid")}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -46,14 +47,25 @@ class Worker:
         self.process.wait(timeout=60)
 
 
-@pytest.fixture(scope="module")
-def pair(tmp_path_factory):
-    database = tmp_path_factory.mktemp("shared-vectors") / "lingix.db"
+def _pair(database: Path) -> Iterator[tuple[Worker, Worker, Path]]:
     first = Worker(database, migrate=True)
     second = Worker(database)
     yield first, second, database
     first.close()
     second.close()
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    """Two processes on one database, shared by the tests that write their own rows and
+    count loads relative to what they found."""
+    yield from _pair(tmp_path_factory.mktemp("shared-vectors") / "lingix.db")
+
+
+@pytest.fixture
+def fresh_pair(tmp_path):
+    """Two processes that have not searched yet, on a database of their own."""
+    yield from _pair(tmp_path / "lingix.db")
 
 
 def _slot(database: Path, memory_id: int) -> tuple[int, np.ndarray]:
@@ -77,8 +89,8 @@ TEXTS = [
 ]
 
 
-def test_two_processes_share_the_file_and_follow_each_others_changes_without_a_full_reload(pair):
-    first, second, database = pair
+def test_two_processes_share_the_file_and_follow_each_others_changes_without_a_full_reload(fresh_pair):
+    first, second, database = fresh_pair
     ids = first("write", texts=TEXTS, advertiser="brand_A")["ids"]
 
     # The first process to search loads every row and writes the vectors to the file...
@@ -139,18 +151,21 @@ def test_a_write_rolled_back_never_reaches_the_file_or_a_later_search(pair):
 def test_a_removed_or_truncated_file_is_rebuilt(pair, damage):
     first, second, database = pair
     path = database.parent / (database.name + ".vectors")
-    expected = first("search", query="直播间投流 GMV", advertiser="brand_A")["hits"]
+    advertiser = f"brand_rebuilt_{damage.replace(' ', '_')}"
+    first("write", texts=TEXTS, advertiser=advertiser)
+    expected = first("search", query="直播间投流 GMV", advertiser=advertiser)["hits"]
+    assert expected
     full_before = second("refresh")["loads"]["full"]
     if damage == "removed":
         path.unlink()
     else:
         with path.open("r+b") as handle:
             handle.truncate(HEADER + 100)
-    again = second("search", query="直播间投流 GMV", advertiser="brand_A")
+    again = second("search", query="直播间投流 GMV", advertiser=advertiser)
     assert again["hits"] == expected
     assert again["loads"]["full"] == full_before + 1
     assert path.exists() and path.stat().st_size > HEADER + 100
-    assert first("search", query="直播间投流 GMV", advertiser="brand_A")["hits"] == expected
+    assert first("search", query="直播间投流 GMV", advertiser=advertiser)["hits"] == expected
 
 
 def test_an_older_vector_never_overwrites_a_newer_one(tmp_path):
