@@ -5,9 +5,11 @@ slipped through, erases a memory (all its versions) or a whole advertiser. In on
 transaction:
 
 - the memory rows go, with what hangs off them: the FTS entries (delete trigger, then an
-  FTS merge), the vectors (a column of the row; the search-state epoch tells every process
-  to reload), abstracts, the claim, entity links and relations (and entities no other
-  memory names), suggestions built on them;
+  FTS merge), the vectors (a column of the row; on SQLite the delete trigger logs the id,
+  migration 0010, and each process drops it from its vector index on its next search, the
+  first able to write the shared vector file zeroing its slot there, with no full reload),
+  abstracts, the claim, entity links and relations (and entities no other memory names),
+  suggestions built on them;
 - the rows that copied its words are emptied, not deleted, so the audit trail keeps its
   shape: the events it came from (raw text, summary, data, source turns, reasons), their
   traces, review items (payload, reason, note), audit details, Django's admin log entries
