@@ -175,9 +175,7 @@ def _places(text: str) -> frozenset[str]:
         # them ends the phrase before the name ("只投门店5公里内" names no store); what is
         # left must still be a name of two characters or more.
         name = re.split(r"[只仅投在的和与及]", re.sub(r"[那这]家$", "", name))[-1]
-        if len(name) < 2:
-            continue
-        if name and name not in NOT_PLACES:
+        if len(name) >= 2 and name not in NOT_PLACES:
             found.add(PLACE_CANON.get(name.lower(), name))
     return frozenset(found)
 

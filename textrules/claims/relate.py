@@ -229,8 +229,8 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: f
     if periods is not None:
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.PERIOD, periods[0], periods[1], tuple(matched))
     if open_parts and not narrower and new.conditions <= old.conditions:
-        # The same lever and value, and nothing in the new one narrows the old: the old names
-        # parts the new leaves open, or only a bare vertical differs. It may be a repeat
+        # No value of the lever differs and nothing in the new one narrows the old: the old
+        # names parts the new leaves open, or only a bare vertical differs. It may be a repeat
         # with less said ("本地推半径不超过5公里" after "抖音本地推只投门店5公里内") or a
         # product the vocabulary does not know ("篮球鞋日预算1.2万" after "跑鞋日预算1.2万");
         # the claims cannot tell which, so neither a second memory nor a reinforcement.
