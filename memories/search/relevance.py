@@ -60,8 +60,7 @@ LENGTH_ANCHOR = 500
 # evidence lifted that question (audience, targeting: 人群包, 定向) to 1.72, and the train
 # edge is now 1.497 (a retargeting-window question). The floor stays at 0.96: train quiet
 # and loss are the same anywhere from 0.34 to 1.34 (no train query scores in between); the
-# edge would quiet two more train off-topic questions (a child's fever, sleep) but sits on
-# one train question's score, and cross-language questions (English about notes written
+# edge sits on one train question's score, and cross-language questions (English about notes written
 # in Chinese, which only concept evidence lifts) score lower than the rest.
 FLOORS = {"fast": 0.96, "deep": 0.96}
 
