@@ -56,15 +56,21 @@ def fingerprint() -> dict[str, Any]:
     the counts of funnel events and traces the restore must also bring back. (The audit
     log is checked apart: the restore adds its own entry after it.)"""
     from governance.models import MemoryEvent, Trace
+    from memories.embeddings.store import stored_vectors
     from memories.models import Memory
 
     digest = hashlib.sha256()
     count = 0
-    rows = Memory.objects.order_by("id").values_list(*FINGERPRINT_FIELDS, "embedding")
-    for *fields, embedding in rows.iterator(chunk_size=5000):
-        digest.update("|".join(str(f) for f in fields).encode())
-        digest.update(bytes(embedding or b""))
-        count += 1
+    rows = list(Memory.objects.order_by("id").values_list(*FINGERPRINT_FIELDS))
+    for start in range(0, len(rows), 5000):
+        chunk = rows[start : start + 5000]
+        # The vector from the column that holds it on this backend (bytes on SQLite, pgvector on PostgreSQL).
+        vectors = stored_vectors([fields[0] for fields in chunk])
+        for fields in chunk:
+            digest.update("|".join(str(f) for f in fields).encode())
+            vector = vectors.get(fields[0])
+            digest.update(b"" if vector is None else vector.tobytes())
+            count += 1
     audit = {"events": MemoryEvent.objects.count(), "traces": Trace.objects.count()}
     digest.update(repr(sorted(audit.items())).encode())
     return {"memories": count, "sha256": digest.hexdigest(), **audit}

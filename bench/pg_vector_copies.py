@@ -10,7 +10,14 @@ This bench loads the same random unit vectors (384-d, the bundled embedder's siz
 short text into three scratch tables: both columns, the vector only, the bytes only. It
 reports each table's size (heap plus TOAST) and the time of an exact nearest-neighbour
 scan and of the mean vector (memories/search/postgres.py runs both); with the bytes only,
-pgvector reads them through the migration's conversion function."""
+pgvector reads them through the migration's conversion function.
+
+    ... -m bench.pg_vector_copies --json --migrations [--rows 5000]
+
+measures memories_memory itself instead, the same rows before and after
+memories/migrations/0011_postgres_vector_single_copy.py: loaded at 0010 with the bytes the old
+write path stored (its trigger adds the vector), then migrated to 0011 (vector only). It
+needs an empty database (the throwaway one of scripts/with_postgres.py)."""
 
 from __future__ import annotations
 
@@ -79,6 +86,68 @@ def run(rows: int, say: Progress) -> dict[str, Any]:
     return result
 
 
+def _measure_memories(vectors: np.ndarray) -> dict[str, Any]:
+    from django.db import connection
+
+    from memories.search.postgres import _mean_vector, vector_literal
+
+    scans, means = [], []
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM FULL ANALYZE memories_memory")
+        cursor.execute("SELECT pg_table_size('memories_memory'), count(*), count(embedding), count(embedding_vec) FROM memories_memory")
+        size, rows, with_bytes, with_vector = cursor.fetchone()
+        for _ in range(5):
+            started = time.perf_counter()
+            cursor.execute(
+                "SELECT id FROM memories_memory WHERE embedding_vec IS NOT NULL ORDER BY embedding_vec <=> %s::vector LIMIT 10",
+                [vector_literal(vectors[0])],
+            )
+            cursor.fetchall()
+            scans.append((time.perf_counter() - started) * 1000)
+    for _ in range(5):
+        started = time.perf_counter()
+        _mean_vector("bench", int(vectors.shape[1]))
+        means.append((time.perf_counter() - started) * 1000)
+    return {
+        "rows_with_bytes": with_bytes,
+        "rows_with_vector": with_vector,
+        "bytes_per_row": round(size / rows),
+        "exact_scan_ms": round(float(np.median(scans)), 1),
+        "mean_vector_ms": round(float(np.median(means)), 1),
+    }
+
+
+def run_migrations(rows: int, say: Progress) -> dict[str, Any]:
+    from django.core.management import call_command
+
+    from memories.models import Memory
+
+    if Memory.objects.exists():
+        raise SystemExit("--migrations needs an empty database: it migrates memories back to 0010 and forward again")
+    rng = np.random.default_rng(0)
+    vectors = rng.standard_normal((rows, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    call_command("migrate", "memories", "0010", verbosity=0)
+    say(f"0010: {rows} memories, bytes written as the old write path did")
+    Memory.objects.bulk_create(
+        [
+            Memory(layer="L2", content=f"{i} 医药OTC 冷启动期出价上调，ROI 目标 3.0", advertiser="brand_A", content_hash=f"h{i}")
+            for i in range(rows)
+        ],
+        batch_size=1000,
+    )
+    for memory_id, vector in zip(Memory.objects.order_by("id").values_list("id", flat=True), vectors, strict=True):
+        Memory.objects.filter(pk=memory_id).update(embedding=vector.tobytes(), embedding_model="bench", embedding_dim=384)
+    result: dict[str, Any] = {"rows": rows, "dimension": 384, "bytes_and_vector_0010": _measure_memories(vectors)}
+    say("migrating to 0011")
+    started = time.perf_counter()
+    call_command("migrate", "memories", "0011", verbosity=0)
+    result["migration_s"] = round(time.perf_counter() - started, 2)
+    result["vector_only_0011"] = _measure_memories(vectors)
+    Memory.objects.all().delete()
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m bench.pg_vector_copies", description=__doc__.split("\n\n")[0])
@@ -86,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_database_url_from_env(parser)
+    parser.add_argument("--migrations", action="store_true", help="measure memories_memory before and after migration 0011 instead")
     args = parser.parse_args(argv)
     if args.rows < 10:
         parser.error("--rows must be at least 10")
@@ -94,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if rerun is not None:
         return rerun
     setup_postgres_django()
-    result = run(args.rows, Progress(args.quiet))
+    result = (run_migrations if args.migrations else run)(args.rows, Progress(args.quiet))
     emit(result, args.json, lambda r: "\n".join(f"{k}: {v}" for k, v in r.items()))
     return 0
 

@@ -14,7 +14,7 @@ from lingix_config import config
 from memories.constants import Layer, Status
 from memories.embeddings import Embedder, get_embedder
 from memories.embeddings.passage_cache import embed_passages_cached
-from memories.embeddings.store import embedding_text, memory_store_vectors, stale_embedding_q
+from memories.embeddings.store import embedding_text, memory_store_vectors, memory_vectors, stale_embedding_q
 from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
@@ -77,9 +77,9 @@ def _vectors_of(rows: list[Memory], embedder: Embedder) -> np.ndarray:
 
     vectors = np.zeros((len(rows), embedder.dimension), dtype=np.float32)
     missing = []
-    for i, m in enumerate(rows):
-        if m.embedding is not None and m.embedding_model == embedder.model_name and m.embedding_dim == embedder.dimension:
-            vectors[i] = np.frombuffer(bytes(m.embedding), dtype=np.float32)
+    for i, (m, stored) in enumerate(zip(rows, memory_vectors(rows), strict=True)):
+        if stored is not None and m.embedding_model == embedder.model_name and m.embedding_dim == embedder.dimension:
+            vectors[i] = stored
         else:
             missing.append(i)
     if missing:

@@ -34,6 +34,7 @@ from governance.models import MemoryEvent, ReflectionReport, ReviewItem
 from governance.reasons import row_reasons
 from lingix_config import config
 from memories.constants import Layer, Status
+from memories.embeddings.store import memory_vectors
 from memories.hashing import content_hash
 from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
@@ -74,10 +75,7 @@ class _Claim:
     vector: np.ndarray | None
 
 
-def _claim(memory: Memory) -> _Claim:
-    vector = None
-    if memory.embedding is not None:
-        vector = np.frombuffer(bytes(memory.embedding), dtype=np.float32)
+def _claim(memory: Memory, vector: np.ndarray | None) -> _Claim:
     return _Claim(memory=memory, claim=memory_claim(memory), vector=vector)
 
 
@@ -132,15 +130,16 @@ def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any
 
 def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
     scopes: dict[tuple, list[_Claim]] = defaultdict(list)
-    for memory in (
+    memories = list(
         Memory.objects.filter(status=Status.ACTIVE)
         .only(
             "id", "layer", "content", "content_hash", "claim", "data", "embedding", "advertiser", "business_line", "category", "importance"
         )
         .order_by("id")
-    ):
+    )
+    for memory, vector in zip(memories, memory_vectors(memories), strict=True):
         # The write path compares a proposal with its own layer only; so does reflection.
-        scopes[(memory.advertiser, memory.layer)].append(_claim(memory))
+        scopes[(memory.advertiser, memory.layer)].append(_claim(memory, vector))
     findings = []
     for (advertiser, _layer), claims in scopes.items():
         groups = [claims]

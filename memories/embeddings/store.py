@@ -1,14 +1,21 @@
 """Memory vectors: which memories lack a current one, computing and storing them (after
-commit, or in a backfill). Derived data, so not a governed change."""
+commit, or in a backfill), and reading them back. Derived data, so not a governed change.
+
+Each vector is stored once. SQLite keeps float32 bytes in `embedding` (what the vector
+index in memories/search/vectors.py reads). PostgreSQL keeps pgvector's `embedding_vec`
+(the column its HNSW index and the exact scan read) and leaves `embedding` NULL: a second
+copy would make every row 1.8 times as large (docs/benchmarks/scale-out.md). So no code
+outside this module reads `Memory.embedding` for a vector: it calls memory_vectors."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from django.db import transaction
-from django.db.models import Q
+from django.db import connection, transaction
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
 
 from memories.embeddings import EmbeddingError, get_embedder
 from memories.embeddings.passage_cache import embed_passages_cached
@@ -55,22 +62,89 @@ def embed_memories(memory_ids: Iterable[int]) -> int:
 
 
 def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.ndarray], model_name: str) -> None:
-    """The one place an embedding is written: float32 bytes, with the model and dimension
-    that made it (PostgreSQL's trigger mirrors the bytes into the pgvector column)."""
+    """The one place an embedding is written, with the model and dimension that made it:
+    float32 bytes on SQLite, pgvector's column on PostgreSQL (the bytes stay NULL)."""
     import numpy as np
 
+    postgres = connection.vendor == "postgresql"
     with transaction.atomic():
         for memory, vector in zip(memories, vectors, strict=True):
+            vector = np.asarray(vector, dtype=np.float32)
+            if postgres:
+                from memories.search.postgres import vector_literal
+
+                # `embedding` is left out of the SET list, so its trigger does not fire.
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "UPDATE memories_memory SET embedding_vec = %s::vector, embedding_model = %s, embedding_dim = %s WHERE id = %s",
+                        [vector_literal(vector), model_name, int(vector.shape[0]), memory.pk],
+                    )
+                continue
             Memory.objects.filter(pk=memory.pk).update(
-                embedding=np.asarray(vector, dtype=np.float32).tobytes(),
+                embedding=vector.tobytes(),
                 embedding_model=model_name,
                 embedding_dim=int(vector.shape[0]),
             )
 
 
+# Chunks of ids per query: well under every backend's parameter limit.
+_READ_CHUNK = 5000
+
+
+def memory_vectors(memories: Sequence[Memory]) -> list[np.ndarray | None]:
+    """The stored vector of each memory (float32), None where it has none. On SQLite the
+    bytes come from the rows themselves (load `embedding` with them: a deferred field costs
+    a query per row); on PostgreSQL from `embedding_vec`, in one query per 5,000 rows."""
+    import numpy as np
+
+    if connection.vendor != "postgresql":
+        return [None if m.embedding is None else np.frombuffer(bytes(m.embedding), dtype=np.float32) for m in memories]
+    found = stored_vectors([m.pk for m in memories])
+    return [found.get(m.pk) for m in memories]
+
+
+def stored_vectors(memory_ids: Sequence[int], *, model_name: str | None = None, dimension: int | None = None) -> dict[int, np.ndarray]:
+    """Vectors by memory id, read from the database (only those of `model_name` and
+    `dimension` when given); memories without one are left out."""
+    import numpy as np
+
+    postgres = connection.vendor == "postgresql"
+    column = "embedding_vec::real[]" if postgres else "embedding"
+    where = "embedding_vec IS NOT NULL" if postgres else "embedding IS NOT NULL"
+    extra: list[Any] = []
+    if model_name is not None:
+        where += " AND embedding_model = %s"
+        extra.append(model_name)
+    if dimension is not None:
+        where += " AND embedding_dim = %s"
+        extra.append(int(dimension))
+    ids = [int(i) for i in memory_ids]
+    found: dict[int, np.ndarray] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(ids), _READ_CHUNK):
+            chunk = ids[start : start + _READ_CHUNK]
+            if postgres:
+                cursor.execute(f"SELECT id, {column} FROM memories_memory WHERE id = ANY(%s) AND {where}", [chunk, *extra])
+            else:
+                marks = ", ".join(["%s"] * len(chunk))
+                cursor.execute(f"SELECT id, {column} FROM memories_memory WHERE id IN ({marks}) AND {where}", [*chunk, *extra])
+            for mid, value in cursor.fetchall():
+                if postgres:
+                    found[int(mid)] = np.asarray(value, dtype=np.float32)
+                else:
+                    found[int(mid)] = np.frombuffer(bytes(value), dtype=np.float32)
+    return found
+
+
 def stale_embedding_q() -> Q:
+    """Memories whose vector is missing or from another model or dimension. "Missing" is
+    the column that holds the vector on this backend."""
     embedder = get_embedder()
-    return Q(embedding__isnull=True) | ~Q(embedding_model=embedder.model_name) | ~Q(embedding_dim=embedder.dimension)
+    if connection.vendor == "postgresql":
+        missing = Q(RawSQL('"memories_memory"."embedding_vec" IS NULL', [], output_field=BooleanField()))
+    else:
+        missing = Q(embedding__isnull=True)
+    return missing | ~Q(embedding_model=embedder.model_name) | ~Q(embedding_dim=embedder.dimension)
 
 
 def embed_backfill(*, batch_size: int = 64, progress: Callable[[int], None] | None = None) -> dict[str, Any]:

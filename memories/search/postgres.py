@@ -28,7 +28,9 @@ HNSW_EF_SEARCH = 200
 
 
 def vector_literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+    """pgvector's text form of a float32 vector, exact: a float32 widened to a double and
+    written by repr reads back as the same float32 (stored vectors must not drift)."""
+    return "[" + ",".join(map(repr, np.asarray(vector, dtype=np.float32).tolist())) + "]"
 
 
 def keyword_candidates(query: str, search_filter: SearchFilter, limit: int = 50, also: Others | None = None) -> list[tuple[int, float]]:
@@ -91,15 +93,9 @@ def vector_candidates(
 
 
 def vectors_for(memory_ids: list[int], *, model_name: str, dimension: int) -> dict[int, np.ndarray]:
-    if not memory_ids:
-        return {}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id, embedding FROM memories_memory WHERE id = ANY(%s) AND embedding IS NOT NULL "
-            "AND embedding_model = %s AND embedding_dim = %s",
-            [list(memory_ids), model_name, dimension],
-        )
-        return {int(mid): np.frombuffer(bytes(blob), dtype=np.float32) for mid, blob in cursor.fetchall()}
+    from memories.embeddings.store import stored_vectors
+
+    return stored_vectors(memory_ids, model_name=model_name, dimension=dimension)
 
 
 # The store's mean vector and bm25's corpus figures move slowly, and each is a scan of the

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from governance.models import AuditLog, MemoryEvent, Trace
+from memories.embeddings.store import memory_vectors
 from memories.models import Memory
 
 
@@ -155,7 +156,7 @@ def test_reembed_action(reviewer_client, l2_strategy):
     Memory.objects.filter(pk=l2_strategy.pk).update(embedding=None, embedding_dim=0, embedding_model="")
     reviewer_client.post(reverse("admin:memories_memory_changelist"), {"action": "reembed_selected", "_selected_action": [l2_strategy.pk]})
     l2_strategy.refresh_from_db()
-    assert l2_strategy.embedding_dim == 384 and l2_strategy.embedding
+    assert l2_strategy.embedding_dim == 384 and memory_vectors([l2_strategy])[0] is not None
     assert AuditLog.objects.get(event_type="memory.reembed").extra_data["memory_ids"] == [l2_strategy.pk]
 
 

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from bench.latency import synthetic_texts
@@ -22,6 +23,9 @@ from memories.search.vectors import vector_index
 from memories.selectors import memory_search
 
 pytestmark = pytest.mark.django_db
+# The in-process index holds vectors on SQLite only: PostgreSQL keeps them in pgvector alone
+# (memories/migrations/0011_postgres_vector_single_copy.py) and searches there.
+in_process_index = pytest.mark.skipif(connection.vendor != "sqlite", reason="the in-process vector index serves SQLite")
 
 ADVERTISERS = ["brand_A", "brand_B", "brand_C", None]
 QUERIES = [
@@ -84,6 +88,7 @@ def _ids(hits):
     return [memory_id for memory_id, _ in hits]
 
 
+@in_process_index
 @pytest.mark.parametrize("advertiser", [None, "brand_A", "brand_C"])
 def test_first_pass_returns_the_exact_scans_top_k(corpus, small_shortlist, advertiser):
     embedder = get_embedder()
@@ -99,6 +104,7 @@ def test_first_pass_returns_the_exact_scans_top_k(corpus, small_shortlist, adver
         assert np.allclose([s for _, s in fast], [s for _, s in exact], atol=1e-6)
 
 
+@in_process_index
 def test_scoped_search_never_returns_another_advertisers_rows(corpus, small_shortlist):
     from memories.models import Memory
 
@@ -113,6 +119,7 @@ def test_scoped_search_never_returns_another_advertisers_rows(corpus, small_shor
     assert hits and {owner[mid] for mid in _ids(hits)} == {"brand_B"}
 
 
+@in_process_index
 def test_scope_index_follows_new_and_moved_rows(corpus, small_shortlist, make_memory):
     from governance.write.hard_rules import Authority, WriteOrigin
     from governance.write.memory import governed_edit
@@ -131,6 +138,7 @@ def test_scope_index_follows_new_and_moved_rows(corpus, small_shortlist, make_me
     assert fresh.pk == _ids(vector_index.search(query, SearchFilter.for_advertiser("brand_C"), 10))[0]
 
 
+@in_process_index
 def test_filters_still_apply_inside_the_scope(corpus, small_shortlist, make_memory):
     embedder = get_embedder()
     expired = make_memory(

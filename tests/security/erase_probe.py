@@ -45,7 +45,7 @@ def main() -> int:
     from governance.review.services import review_approve
     from governance.write.admin_edits import memory_admin_edit
     from governance.write.erase import ErasedContent
-    from memories.embeddings.store import embed_backfill
+    from memories.embeddings.store import embed_backfill, memory_vectors
     from memories.models import Memory, Tombstone
 
     ops = get_user_model().objects.create_superuser("ops", "ops@example.invalid", "x-unused-9")
@@ -68,7 +68,8 @@ def main() -> int:
     from memories.search.vectors import vector_index
 
     vector_index.refresh()
-    embeddings = [bytes(m.embedding) for m in Memory.objects.filter(pk__in=[memory.pk, newer.pk]) if m.embedding]
+    versions = list(Memory.objects.filter(pk__in=[memory.pk, newer.pk]))
+    embeddings = [v.tobytes() for v in memory_vectors(versions) if v is not None]
     vector_file = Path(f"{db}.vectors")
     vectors_before = sum(e in vector_file.read_bytes() for e in embeddings) if vector_file.exists() else 0
 

@@ -23,7 +23,7 @@ from django_q.tasks import async_task
 
 from governance.models import LayerPolicy, ReviewItem
 from governance.review.services import review_approve
-from memories.embeddings.store import embed_backfill
+from memories.embeddings.store import embed_backfill, memory_vectors
 from memories.models import Memory, Tombstone
 
 pytestmark = pytest.mark.django_db
@@ -158,7 +158,7 @@ def erased(request, ingest, cli, operator, operator_client):
     assert Task.objects.get(id=async_task("lingix_site.tasks.reflect")).success
 
     versions = list(Memory.objects.filter(pk__in=[first.memory_id, newer.pk]).order_by("pk"))
-    embeddings = [bytes(m.embedding) for m in versions if m.embedding]
+    embeddings = [v.tobytes() for v in memory_vectors(versions) if v is not None]
     before = {"versions": len(versions), "review_items": ReviewItem.objects.count(), "embeddings": len(embeddings)}
     seen_before = {**_left(MARKERS), **_task_results_holding(MARKERS)}
     vectors_before = _vectors_holding(embeddings)

@@ -10,6 +10,7 @@ from django_q.models import Schedule, Task
 from django_q.tasks import async_task, result
 
 from memories.constants import Status
+from memories.embeddings.store import memory_vectors
 from memories.models import Memory
 
 migration = import_module("lingix_site.migrations.0001_schedules")
@@ -74,7 +75,7 @@ def test_evict_task_reports_tiers_and_eviction(make_memory, policy):
 
 def test_backfill_task_embeds_what_is_missing(make_memory):
     memory = make_memory("信息流素材疲劳周期约为7-10天", embed=False)
-    assert Memory.objects.get(pk=memory.pk).embedding is None
+    assert memory_vectors([Memory.objects.get(pk=memory.pk)]) == [None]
     outcome = _run("lingix_site.tasks.backfill")
     assert outcome["embedded"] == 1
     memory.refresh_from_db()

@@ -2,7 +2,6 @@
 repeated one not again), the traces of a decision are written in bulk and in stage order,
 and a memory row's CHECK constraints are left to the insert that enforces them."""
 
-import numpy as np
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -11,7 +10,7 @@ from governance.intake.services import decision_for_event, event_ingest
 from governance.models import MemoryEvent, Trace
 from memories.embeddings import get_embedder
 from memories.embeddings.passage_cache import passage_vectors
-from memories.embeddings.store import embedding_text
+from memories.embeddings.store import embedding_text, memory_vectors
 from memories.models import Memory
 from memories.storage import memory_create
 
@@ -40,7 +39,7 @@ def test_the_written_memory_keeps_the_vector_of_its_own_text(no_sampled_audit, d
     with django_capture_on_commit_callbacks(execute=True):
         decision = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
     memory = Memory.objects.get(pk=decision.memory_id)
-    stored = np.frombuffer(bytes(memory.embedding), dtype=np.float32)
+    (stored,) = memory_vectors([memory])
     fresh = get_embedder().embed_passages([embedding_text(memory)])[0]
     assert float(stored @ fresh) > 0.999
 

@@ -12,6 +12,7 @@ from governance.metrics.guard import guard_metrics, guardrail_metrics
 from governance.models import AuditLog, MemoryEvent, ReviewItem, Trace
 from governance.review.selectors import review_item_get, review_queue
 from governance.review.services import review_approve, review_item_create, review_reject
+from memories.embeddings.store import memory_vectors
 from memories.exceptions import DomainError
 from memories.models import Memory
 
@@ -43,7 +44,7 @@ def test_approve_writes_through_the_same_path_with_a_trace(parked, django_captur
         d = review_approve(item=parked, reviewer=reviewer, reviewer_name="lina", note="合规部确认")
     assert d.action == "WRITE" and d.layer == "L1"
     memory = Memory.objects.get(pk=d.memory_id)
-    assert memory.content == RULE and memory.embedding is not None
+    assert memory.content == RULE and memory_vectors([memory])[0] is not None
     event = MemoryEvent.objects.get(pk=parked.event_id)
     assert event.status == "resolved" and event.memory_id == memory.pk and event.action == "WRITE"
     trace = Trace.objects.filter(event=event).order_by("-seq").first()
