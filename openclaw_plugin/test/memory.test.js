@@ -329,7 +329,7 @@ describe("distillation and drill-down against the live server", { skip: !live &&
     const line = (role, text) => JSON.stringify({ type: "message", message: { role, content: [{ type: "text", text }] } });
     writeFileSync(file, [
       JSON.stringify({ type: "session", id: "node-distill-1" }),
-      line("user", "<lingix-memory>\n- [L1] 旧规则\n</lingix-memory>\n更正一下：brand_A 医药OTC儿童感冒药的日预算上限是3000元，不是4500元，以后按3000元控制。"),
+      line("user", "<lingix-memory>\n- [L1] 旧规则\n</lingix-memory>\n更正一下：brand_A 宠物食品的日预算上限是3000元，不是4500元，以后按3000元控制。"),
       line("assistant", "收到，已记下日预算上限3000元。"),
     ].join("\n"));
     const answer = await api.hooks.get("session_end")({ sessionId: "node-distill-1", sessionFile: file, messageCount: 2, reason: "new" }, { agentId: "main", sessionId: "node-distill-1" });
