@@ -23,15 +23,11 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 
 
-def setup_throwaway_django(prefix: str) -> Path:
-    """Point Django at a fresh SQLite file in a temporary directory and migrate it.
-
-    Must run before anything imports Django models. The operator's database is never
-    touched: DATABASE_URL is overridden whatever the environment says, and the directory
-    is removed at exit."""
-    workdir = Path(tempfile.mkdtemp(prefix=f"lingix-{prefix}-"))
-    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
-    os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.db'}"
+def use_sqlite_file(path: Path) -> None:
+    """The environment a bench or a test worker process runs Django in: the SQLite file at
+    `path`, the offline judge, no background embedding or access counting, one OpenMP
+    thread. Must run before anything imports Django models."""
+    os.environ["DATABASE_URL"] = f"sqlite:///{path}"
     os.environ["DJANGO_SETTINGS_MODULE"] = "lingix_site.settings"
     # Benchmarks embed in explicit batches and never count accesses in a background thread.
     os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
@@ -42,6 +38,17 @@ def setup_throwaway_django(prefix: str) -> Path:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
+
+
+def setup_throwaway_django(prefix: str) -> Path:
+    """Point Django at a fresh SQLite file in a temporary directory and migrate it.
+
+    Must run before anything imports Django models. The operator's database is never
+    touched: DATABASE_URL is overridden whatever the environment says, and the directory
+    is removed at exit."""
+    workdir = Path(tempfile.mkdtemp(prefix=f"lingix-{prefix}-"))
+    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+    use_sqlite_file(workdir / "bench.db")
 
     import django
 

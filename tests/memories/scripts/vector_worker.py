@@ -11,12 +11,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-os.environ["DATABASE_URL"] = f"sqlite:///{sys.argv[1]}"
-os.environ["DJANGO_SETTINGS_MODULE"] = "lingix_site.settings"
-os.environ["MEMORY_EMBED_ON_WRITE"] = "0"
-os.environ["MEMORY_ACCESS_ASYNC"] = "0"
-os.environ.setdefault("MEMORY_LLM_PROVIDER", "offline")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+from bench._common import use_sqlite_file  # noqa: E402
+
+use_sqlite_file(Path(sys.argv[1]))
 
 import django  # noqa: E402
 
