@@ -277,10 +277,22 @@ class TombstoneOut(Schema):
     content_hash: str = Field(..., description="sha256 of the erased words, normalised: the same text sent again is refused")
 
 
+class EraseStorageOut(Schema):
+    vendor: str = Field(..., description="the database: sqlite or postgresql")
+    vacuumed: bool = Field(..., description="SQLite: VACUUM rebuilt the file after the erase (false when busy, and always on PostgreSQL)")
+    wal_truncated: bool = Field(..., description="SQLite: the WAL was folded back and cut to zero bytes (false when busy)")
+    note: str | None = Field(None, description="why neither step ran, when that is known")
+
+
 class EraseOut(Schema):
     erased: int = Field(..., description="memory rows erased (every version)")
     tombstone: TombstoneOut = Field(..., description="the tombstone of the memory asked for")
     tombstones: list[TombstoneOut]
+    storage: EraseStorageOut = Field(..., description="what reached the disk (docs/erasure.md)")
+    unreadable_task_payloads: int = Field(
+        ..., description="django-q task payloads that could not be unpickled, so were not checked for the erased words"
+    )
+    unreadable_task_ids: list[str] = Field(..., description="those tasks' ids (delete them in the admin, Django Q > Tasks)")
 
 
 class ReviewDecisionIn(StrictIn):

@@ -61,6 +61,9 @@ def test_erase_through_the_api_leaves_a_tombstone_and_the_text_is_refused_after(
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["erased"] == 1 and body["tombstone"]["memory_id"] == written.pk
+    # The same report the CLI prints: nothing left unchecked, and what reached the disk.
+    assert body["unreadable_task_payloads"] == 0 and body["unreadable_task_ids"] == []
+    assert set(body["storage"]) >= {"vendor", "vacuumed", "wal_truncated"}
     stone = Tombstone.objects.get(memory_id=written.pk)
     assert (stone.erased_by, stone.reason, stone.layer, stone.advertiser) == ("token:eraser-a", "客户要求删除这条记忆", "L2", "brand_A")
     assert AuditLog.objects.filter(event_type="memory.erase").exists()

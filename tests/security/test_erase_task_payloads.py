@@ -6,6 +6,7 @@ without repeating the payload, and still scrub the tasks it can read."""
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import pickle
 import sys
@@ -17,9 +18,11 @@ from django.db import connection
 from django.utils import timezone
 from django_q.models import Task
 
+from api.services import api_token_create
 from governance.constants import AuditEvent
 from governance.models import AuditLog
 from governance.write.erase import memory_erase
+from tests.conftest import ApiClient
 
 pytestmark = pytest.mark.django_db
 
@@ -90,6 +93,25 @@ def test_the_cli_tells_the_operator_which_tasks_were_not_checked(memory_and_task
 
     assert code == 0, err
     assert "1 django-q task payload(s) could not be unpickled" in out and unreadable in out
+
+
+def test_the_api_reply_carries_the_same_figures_as_the_service(memory_and_tasks):
+    memory, _, unreadable, payload = memory_and_tasks
+    _, raw = api_token_create(name="eraser-qingning", advertisers=["brand_A"], can_erase=True, created_by_name="test")
+    client = ApiClient(raw)
+
+    response = client.client.delete(
+        f"/api/v1/memories/{memory.pk}", data=json.dumps({"reason": REASON}), content_type="application/json", **client._headers(None)
+    )
+
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["erased"] == 1 and body["tombstone"]["memory_id"] == memory.pk
+    assert body["unreadable_task_payloads"] == 1 and body["unreadable_task_ids"] == [unreadable]
+    assert body["storage"]["vendor"] == connection.vendor and isinstance(body["storage"]["vacuumed"], bool)
+    audit = AuditLog.objects.filter(event_type=AuditEvent.MEMORY_ERASE).latest("pk")
+    assert audit.extra_data["unreadable_task_ids"] == body["unreadable_task_ids"]
+    assert payload[:40] not in response.content.decode() and "青柠计划" not in response.content.decode()
 
 
 def test_an_erase_with_every_payload_readable_reports_none(make_memory):
