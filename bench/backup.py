@@ -5,10 +5,14 @@ The store is fingerprinted (every memory's id, status, version, content hash and
 bytes), backed up, then changed (new memories imported, some archived); the restore must
 bring back the fingerprint, the same keyword results, and none of the later changes.
 
-    python -m bench.backup --json [--size N]
-    python scripts/with_postgres.py -- python -m bench.backup --json     # on PostgreSQL
+    python -m bench.backup --json [--size N]             # a throwaway SQLite file
+    python -m bench.backup --json --postgres             # re-runs itself under scripts/with_postgres.py
+    python scripts/with_postgres.py -- python -m bench.backup --json --database-url-from-env   # the same, explicitly
 
-Without a postgres DATABASE_URL the run uses a throwaway SQLite file."""
+It fills, changes and replaces the whole database, so it never runs on the PostgreSQL
+server DATABASE_URL names unless told to (--database-url-from-env): a postgres
+DATABASE_URL without it runs the bench on a throwaway server instead (bench._common's
+throwaway_postgres)."""
 
 from __future__ import annotations
 
@@ -22,13 +26,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, emit, setup_postgres_django, setup_throwaway_django, using_postgres
+from bench._common import (
+    Progress,
+    add_database_url_from_env,
+    emit,
+    setup_postgres_django,
+    setup_throwaway_django,
+    throwaway_postgres,
+    using_postgres,
+)
 
 PROBE_QUERIES = ("出价", "大促 ROI", "素材疲劳 更换", "weekend bid multiplier", "oCPC 目标CPA")
 
 
-def _setup() -> None:
-    if using_postgres():
+def _setup(*, postgres: bool) -> None:
+    if postgres:
         setup_postgres_django()
     else:
         setup_throwaway_django("backup")
@@ -185,16 +197,23 @@ def render(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m bench.backup", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser.add_argument("--size", type=int, default=100_000, help="memories in the store (default 100000)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--postgres", action="store_true", help="run on a throwaway PostgreSQL (scripts/with_postgres.py)")
+    add_database_url_from_env(parser)
     args = parser.parse_args(argv)
     if args.size < 1:
         sys.stderr.write("bench.backup: error: --size must be positive\n")
         return 2
+    if args.postgres or args.database_url_from_env or using_postgres():
+        rerun = throwaway_postgres("bench.backup", argv, args, parser)
+        if rerun is not None:
+            return rerun
     progress = Progress(args.quiet)
-    _setup()
+    _setup(postgres=args.database_url_from_env)
     doc = run(args.size, progress)
     emit(doc, args.json, render)
     return 0 if doc["ok"] else 1

@@ -115,6 +115,36 @@ def test_backup_bench_restores_the_exact_store(tmp_path):
     assert doc["fingerprint_before"] == doc["fingerprint_after_restore"]
 
 
+def test_backup_bench_never_replaces_a_database_it_was_not_told_to_use(tmp_path):
+    """It fills, changes and restores over the whole database: a DATABASE_URL naming an
+    operator's server is left alone (nothing listens at this one) and the bench runs on a
+    throwaway PostgreSQL instead; told to use DATABASE_URL, it wants PostgreSQL."""
+    prod = "postgres://ops@127.0.0.1:1/lingix_prod"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.backup", "--json", "--quiet", "--size", "50"],
+        cwd=REPO,
+        env=isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), DATABASE_URL=prod),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "with_postgres: PostgreSQL ready" in done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["backend"] == "postgresql" and doc["memories"] == 50 and doc["restore_exact"] is True
+
+    refused = subprocess.run(
+        [sys.executable, "-m", "bench.backup", "--database-url-from-env", "--size", "50"],
+        cwd=REPO,
+        env=isolated_env(DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("needs DATABASE_URL=postgres://…")
+    assert not (tmp_path / "x.db").exists()
+
+
 def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
     # The log family (a runserver subprocess) is covered by tests/api/test_log_redaction; it is
     # left out here because it failed intermittently under load and the cause is not known yet.
