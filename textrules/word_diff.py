@@ -47,12 +47,34 @@ class Change:
         return f"-{cut(self.removed)}" if self.removed else f"+{cut(self.added)}"
 
 
-def word_changes(old: str, new: str) -> list[Change]:
-    """What changed from `old` to `new`, word by word, in reading order (empty when equal)."""
+@dataclass(frozen=True)
+class Stretch:
+    """A run of words in reading order: the same on both sides (`old` == `new`) or changed.
+    The text is kept as written, spaces included, so the stretches join back into the two
+    texts."""
+
+    old: str
+    new: str
+    changed: bool
+
+
+@dataclass(frozen=True)
+class WordDiff:
+    stretches: list[Stretch]
+    # The share of words the two texts have in common (0..1).
+    ratio: float
+
+
+def word_diff(old: str, new: str) -> WordDiff:
+    """The whole alignment of `old` and `new`, word by word: what a page marks up."""
     before, after = words(old), words(new)
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    return [
-        Change("".join(before[a0:a1]).strip(), "".join(after[b0:b1]).strip())
-        for op, a0, a1, b0, b1 in matcher.get_opcodes()
-        if op != "equal" and ("".join(before[a0:a1]).strip() or "".join(after[b0:b1]).strip())
-    ]
+    stretches = [Stretch("".join(before[a0:a1]), "".join(after[b0:b1]), op != "equal") for op, a0, a1, b0, b1 in matcher.get_opcodes()]
+    return WordDiff(stretches, matcher.ratio())
+
+
+def word_changes(old: str, new: str) -> list[Change]:
+    """What changed from `old` to `new`, word by word, in reading order (empty when equal).
+    A change of spaces only is not one a reader would list."""
+    changes = (Change(s.old.strip(), s.new.strip()) for s in word_diff(old, new).stretches if s.changed)
+    return [c for c in changes if c.removed or c.added]
