@@ -415,7 +415,7 @@ def extra_worker(database: str, in_process: bool) -> dict[str, Any]:
     from memories.search.filters import SearchFilter
 
     if in_process:
-        vectors.shared_path = lambda name: None  # type: ignore[assignment]
+        vectors.shared_path = lambda *_: None  # type: ignore[assignment]
     plan = query_plan(20)
     queries = [get_embedder().embed_query(query) for query, _ in plan]
     before = process_memory_mb()
@@ -614,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
             "vector_recall_at_10": "vector side (sign-code pass + exact rescoring) vs the exact float32 scan, same filter, top 10",
             "extra_worker": "largest size only: a new process on the same database, memory (/proc/self: VmRSS, smaps_rollup Pss and "
             "Private_*) after Django + embedder and again after the vector index is loaded and 20 searches ran; shared_file maps "
-            "<database>.vectors, in_process holds the vectors itself (the per-process design); this bench process keeps its map open",
+            "the model's <database>.*.vectors, in_process holds the vectors itself (the per-process design); this bench process keeps its map open",
             "refresh_after_delete_ms": "largest size only: the refresh after one memory is deleted, against full_reload_ms, same index",
             "passage_embed_per_s": round(passage_per_s, 1),
         },

@@ -6,7 +6,8 @@ for a deleted row holds minus the generation of the delete: older than any later
 that id, and not counted among the slots that hold a vector (`held_ids`), so the next full
 load does not take it for an orphan and zero it again.
 
-The shared file, `<database file>.vectors`:
+The shared file, `<database file>.<model key>.vectors` (`shared_path`: the model's name
+made safe for a file name, the dimension and a digest of both), one per embedding model:
 
     header (4096 bytes): magic, dimension, the highest rev written, the database's token
                          (memories_vectorfile, migration 0010), the embedding model's name
@@ -23,24 +24,33 @@ delete and can write the file (the erased memory's vector does not stay in the f
 
 The file is replaced, never shrunk in place (another process's map of a shrunk file would
 fault): a new file is written beside it and renamed over it when its header does not match
-(another model or dimension, another database's token, or a highest rev the database has
-not reached). The token names the database's history: migration 0010 draws it, and
+(another database's token, or a highest rev the database has not reached; another model
+or dimension names another file, so meets this only in a file copied by hand). The token names the database's history: migration 0010 draws it, and
 `memory restore` (lingix_site/backup.py) draws a new one on SQLite, so a file written on a
 branch of history the restore threw away is never trusted, even once the restored
 database's generation passes the file's highest rev. A database file copied back by hand
 keeps its token: then only the highest rev tells, and only while the restored generation is
-behind it; remove `<database>.vectors` after such a copy. A process that finds its file replaced,
-missing or shorter than its map reloads. Processes that embed with different models at the
-same time (during a change of model) replace each other's file on each full load; once all
-of them run the new model, one file stays. Inside a transaction nothing is written: rows the
-file does not hold yet are kept in the process (`overlay`) until they are committed."""
+behind it; remove the `<database>.*.vectors` files after such a copy. A process that finds
+its file replaced, missing or shorter than its map reloads.
+
+Processes that embed with different models at the same time (during a change of model, or
+a deployment that runs two) each keep their model's file and never touch the other's
+header, so neither reloads because of the other. What the others need from one of them
+(`tidy_other_files`): a delete it sees is zeroed in the other models' files too, and its
+full loads remove the files of models no memory is embedded with any more (and the one
+`<database>.vectors` of the layout before), so a finished change of model leaves one file
+and no erased vector behind. Inside a transaction nothing is written: rows the file does
+not hold yet are kept in the process (`overlay`) until they are committed."""
 
 from __future__ import annotations
 
 import fcntl
+import glob
+import hashlib
 import logging
 import mmap
 import os
+import re
 import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -371,13 +381,84 @@ class SharedVectors:
         return out
 
 
-def shared_path(database_name: object) -> Path | None:
-    """`<database>.vectors` for a SQLite database that is a file; None for ':memory:' and
-    the shared-cache in-memory databases tests use."""
+def file_key(model: str, dim: int) -> str:
+    """The part of the file's name that names the model and dimension: readable, with no
+    dot (so another database's files never look like ours), and a digest of the exact
+    name, so two models that read alike still get two files."""
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "-", model).strip("-")[:64] or "model"
+    digest = hashlib.sha256(f"{model}\0{dim}".encode()).hexdigest()[:8]
+    return f"{slug}-{dim}-{digest}"
+
+
+def shared_path(database_name: object, model: str, dim: int) -> Path | None:
+    """`<database>.<model key>.vectors` for a SQLite database that is a file; None for
+    ':memory:' and the shared-cache in-memory databases tests use."""
     name = str(database_name or "")
     if not name or name == ":memory:" or name.startswith("file:") or "mode=memory" in name:
         return None
     path = Path(name)
     if not path.is_file():
         return None
-    return path.with_name(path.name + ".vectors")
+    return path.with_name(f"{path.name}.{file_key(model, dim)}.vectors")
+
+
+def other_files(database: Path, mine: Path) -> list[Path]:
+    """The vector files of this database for other models (or dimensions), and the one
+    file of the layout before files were named by model (`<database>.vectors`)."""
+    pattern = re.compile(re.escape(database.name) + r"\.[A-Za-z0-9_-]+-\d+-[0-9a-f]{8}\.vectors")
+    found = [p for p in database.parent.glob(glob.escape(database.name) + ".*.vectors") if pattern.fullmatch(p.name) and p != mine]
+    legacy = database.with_name(database.name + ".vectors")
+    return sorted([*found, legacy] if legacy.is_file() else found)
+
+
+def file_header(path: Path) -> tuple[str, str, int] | None:
+    """(token, model, dimension) a vector file records; None for a file that is not one."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(_HEAD.size)
+    except OSError:
+        return None
+    if len(raw) < _HEAD.size:
+        return None
+    magic, dim, _, _, token, model = _HEAD.unpack(raw)
+    if magic != _MAGIC:
+        return None
+    return token.decode("ascii", "replace"), model.rstrip(b"\0").decode("utf-8", "replace"), int(dim)
+
+
+def tidy_other_files(
+    database: Path,
+    mine: Path,
+    identity: Callable[[], tuple[str, int]],
+    in_use: Callable[[str, int], bool],
+    deleted: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[Path]:
+    """Look after the files of this database kept for other models: remove the one of the
+    old layout and those of models no row is embedded with any more (`in_use`), and zero
+    the slots of `deleted` (ids, generation of each delete) in the others, so an erased
+    memory's vector does not stay in a file no process of ours maps. Returns the files
+    removed. A process of the other model that still maps a removed file sees it gone and
+    loads afresh, writing a new one."""
+    removed = []
+    token = identity()[0]
+    for path in other_files(database, mine):
+        header = file_header(path)
+        legacy = path.name == database.name + ".vectors"
+        if not legacy and (header is None or header[0] != token):
+            continue  # not this database's history: another process's business
+        if legacy or header is None or not in_use(header[1], header[2]):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+            logger.info("vector file %s removed: no memory is embedded with its model", path)
+            continue
+        if deleted is not None and len(deleted[0]):
+            try:
+                other = SharedVectors(path, header[1], header[2], identity)
+            except OSError as exc:
+                logger.warning("vector file %s: deleted slots not zeroed (%s)", path, exc)
+                continue
+            try:
+                other.erase(*deleted)
+            finally:
+                other.close()
+    return removed

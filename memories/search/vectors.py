@@ -9,8 +9,8 @@ touches only its advertisers' rows and the global ones. `search(..., exact=True)
 plain float32 scan, kept as the reference the fast path is measured against.
 
 One index per machine, not per process. On a SQLite file database the float32 vectors
-(1.5 KB of the about 1.6 KB a row costs) live in `<database>.vectors`, which every process
-maps read-only and shares through the page cache (memories/search/vector_file.py: layout,
+(1.5 KB of the about 1.6 KB a row costs) live in `<database>.<model key>.vectors`, which
+every process maps read-only and shares through the page cache (memories/search/vector_file.py: layout,
 locking, and why a slower process never writes an older vector over a newer one). Each
 process keeps only what is small and its own: the metadata arrays the structured filter
 reads (status, expiry, advertiser, business line, layer, importance, creation time: about
@@ -25,9 +25,12 @@ triggers. A new generation means rows changed: the rows with search_rev above th
 generation seen are read with their vectors (written to the file by whichever process
 reads them first), and the memories deleted since are read from the deletion log the
 delete trigger fills (migration 0010) and dropped, their slots zeroed; nothing is reloaded
-in full. A full load happens on a process's first search, a new epoch, a generation that
-went back (a restored database), another embedding model or dimension, or a file replaced,
-removed or cut short; it reads the metadata and only the vectors the file does not hold.
+in full. The refresh that drops deletes trims the log once it is long (`prune_deletion_log`:
+the newest LOG_KEEP deletes stay, with a marker where the others were). A full load happens
+on a process's first search, a new epoch, a generation that went back (a restored
+database), another embedding model or dimension, a file replaced, removed or cut short, or
+a process so far behind that the log no longer holds every delete it has not seen; it reads
+the metadata and only the vectors the file does not hold.
 Writes from another process (web, qcluster, CLI) are seen on the next search.
 """
 
@@ -41,16 +44,17 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC
+from pathlib import Path
 
 import numpy as np
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, transaction
 
 from memories.constants import LAYER_CODES, Status
 from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
 from memories.search.fts import organised_ids
 from memories.search.state import read_search_state
-from memories.search.vector_file import LocalVectors, SharedVectors, shared_path
+from memories.search.vector_file import LocalVectors, SharedVectors, shared_path, tidy_other_files
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +82,12 @@ _FIELDS = ("ids", *_PER_ROW)
 _CHUNK = 2048
 # Deleted rows are taken out of the arrays once there are this many (or a 16th of the rows).
 _COMPACT_MIN = 4096
+# The deletion log keeps the newest LOG_KEEP deletes (16 bytes each) once it has grown past
+# twice that: a process fewer deletes behind catches up from the log, one further behind
+# loads in full, which costs no more than reading that many changes would.
+LOG_KEEP = 10_000
+# memory_id of the row a prune leaves in the log, under the newest generation it removed.
+_PRUNED = -1
 
 
 @dataclass
@@ -119,6 +129,55 @@ def _file_identity() -> tuple[str, int]:
     if token is None:
         raise DatabaseError("memories_vectorfile holds no token")
     return str(token), int(generation or 0)
+
+
+def prune_deletion_log(*, keep: int = LOG_KEEP) -> int:
+    """Remove all but the newest `keep` deletes from the log (memories_vectordeletion) and
+    leave in their place one marker row (memory_id -1) under the newest generation removed.
+    Returns how many deletes went.
+
+    The database does not know how far behind each process is, so it cannot tell which rows
+    no reader needs. The marker lets a reader tell instead: a process that last saw a
+    generation older than the marker's reads the marker among the rows after it, knows some
+    deletes are missing, and loads in full (VectorIndex.refresh), which reads the rows that
+    exist and zeroes the file's slots of the others. A reader at or past the marker needs
+    none of the rows removed. The prune and its marker commit together, and a reader reads
+    the log in one statement, so no reader sees the deletes gone without the marker."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT rev FROM memories_vectordeletion WHERE memory_id != %s ORDER BY rev DESC LIMIT 1 OFFSET %s", [_PRUNED, keep])
+        row = cursor.fetchone()
+        if row is None:
+            return 0
+        horizon = int(row[0])
+        cursor.execute("SELECT count(*) FROM memories_vectordeletion WHERE rev <= %s AND memory_id != %s", [horizon, _PRUNED])
+        removed = int(cursor.fetchone()[0])
+        cursor.execute("DELETE FROM memories_vectordeletion WHERE rev <= %s", [horizon])
+        cursor.execute("INSERT INTO memories_vectordeletion(memory_id, rev) VALUES (%s, %s)", [_PRUNED, horizon])
+    return removed
+
+
+def _prune_if_long() -> int:
+    """Prune the log once it holds more than twice LOG_KEEP rows (outside a transaction).
+    A database that is busy or read-only for this process keeps its log until next time."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memories_vectordeletion")
+        if int(cursor.fetchone()[0]) <= 2 * LOG_KEEP:
+            return 0
+    try:
+        return prune_deletion_log(keep=LOG_KEEP)
+    except DatabaseError as exc:
+        logger.warning("vector deletion log not pruned: %s", exc)
+        return 0
+
+
+def _model_in_use(model: str, dim: int) -> bool:
+    """Whether some memory is embedded with this model and dimension."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 FROM memories_memory WHERE embedding IS NOT NULL AND embedding_model = %s AND embedding_dim = %s LIMIT 1",
+            [model, dim],
+        )
+        return cursor.fetchone() is not None
 
 
 def sign_codes(matrix: np.ndarray, centre: np.ndarray) -> np.ndarray:
@@ -228,14 +287,18 @@ class VectorIndex:
                 found.extend(cursor.fetchall())
         return found
 
-    def _deleted_since(self, since: int) -> dict[int, int]:
+    def _deleted_since(self, since: int) -> dict[int, int] | None:
         """memory id -> generation of its delete, for the deletes after `since` (the log the
-        delete trigger of migration 0010 fills; SQLite only, as the search state is)."""
+        delete trigger of migration 0010 fills; SQLite only, as the search state is); None
+        when the log was pruned past `since` (see prune_deletion_log): some of those deletes
+        are gone from it, and only a full load is sure to drop them."""
         if connection.vendor != "sqlite":
             return {}
         with connection.cursor() as cursor:
+            # One statement, one snapshot: a prune commits its marker and its deletes together.
             cursor.execute("SELECT memory_id, max(rev) FROM memories_vectordeletion WHERE rev > %s GROUP BY memory_id", [since])
-            return {int(memory_id): int(rev) for memory_id, rev in cursor.fetchall()}
+            found = {int(memory_id): int(rev) for memory_id, rev in cursor.fetchall()}
+        return None if _PRUNED in found else found
 
     def _convert(self, raw: list[tuple]) -> tuple[_Rows, np.ndarray, np.ndarray | None]:
         """The rows' metadata, their search_rev, and their vectors when the rows carry them
@@ -271,13 +334,27 @@ class VectorIndex:
         """The shared file beside a SQLite file database; the process's own array otherwise
         (or when the file cannot be used: the search still works, per process)."""
         self._store.close()
-        path = shared_path(connection.settings_dict["NAME"]) if connection.vendor == "sqlite" else None
+        path = shared_path(connection.settings_dict["NAME"], self._model, self._dim) if connection.vendor == "sqlite" else None
         if path is not None:
             try:
-                return SharedVectors(path, self._model, self._dim, _file_identity)
+                store = SharedVectors(path, self._model, self._dim, _file_identity)
             except (OSError, DatabaseError) as exc:
                 logger.warning("vector index kept in process: %s cannot be used (%s)", path, exc)
+            else:
+                self._tidy_other_files(None)
+                return store
         return LocalVectors(self._dim)
+
+    def _tidy_other_files(self, deleted: tuple[np.ndarray, np.ndarray] | None) -> None:
+        """The files other models keep beside ours (vector_file.tidy_other_files): a full
+        load removes those no row needs, a delete is zeroed in the others too."""
+        path = shared_path(connection.settings_dict["NAME"], self._model, self._dim)
+        if path is None:
+            return
+        try:
+            tidy_other_files(Path(connection.settings_dict["NAME"]), path, _file_identity, _model_in_use, deleted)
+        except (OSError, DatabaseError) as exc:
+            logger.warning("vector files of other models beside %s not tidied (%s)", path, exc)
 
     def refresh(self) -> None:
         """Bring the cache up to date with the database.
@@ -317,6 +394,14 @@ class VectorIndex:
                 or (in_transaction and self._generation < 0)
                 or not self._store.current()
             )
+            deleted: dict[int, int] = {}
+            if not needs_full and generation != self._generation:
+                logged = self._deleted_since(self._generation)
+                if logged is None:
+                    needs_full = True
+                    self.loads["log_pruned"] += 1
+                else:
+                    deleted = logged
             if needs_full:
                 self._model, self._dim, self._database = embedder.model_name, embedder.dimension, database
                 self._load_all(committed=not in_transaction, generation=generation)
@@ -324,8 +409,12 @@ class VectorIndex:
                 self._tentative_all = in_transaction
                 self.loads["full"] += 1
             elif generation != self._generation or self._tentative_ids:
-                self._load_changes(generation, in_transaction)
+                dropped = self._load_changes(generation, in_transaction, deleted)
                 self.loads["incremental"] += 1
+                if dropped and not in_transaction:
+                    # This process has just zeroed those slots in the file: a good moment
+                    # to trim the log, whose oldest rows only a far-behind reader reads.
+                    self.loads["log_rows_pruned"] += _prune_if_long()
             if not in_transaction:
                 self._generation, self._epoch = generation, epoch
             elif needs_full:
@@ -383,11 +472,11 @@ class VectorIndex:
         self._row_by_id[rows.ids] = np.arange(len(rows.ids), dtype=np.int64)
         self._sorted_ids = None
 
-    def _load_changes(self, generation: int, in_transaction: bool) -> None:
-        """Rows deleted or changed after the generation last seen, and rows seen tentatively
-        inside a transaction that has ended since: patched in place, no full reload."""
+    def _load_changes(self, generation: int, in_transaction: bool, deleted: dict[int, int]) -> int:
+        """Rows deleted (`deleted`: read from the log by the caller) or changed after the
+        generation last seen, and rows seen tentatively inside a transaction that has ended
+        since: patched in place, no full reload. Returns how many rows were dropped."""
         raw = [row for chunk in self._fetch(self._generation) for row in chunk] if generation != self._generation else []
-        deleted = self._deleted_since(self._generation) if generation != self._generation else {}
         if not in_transaction and self._tentative_ids:
             recheck = self._tentative_ids - {int(row[0]) for row in raw}
             rechecked = self._fetch_ids(recheck)
@@ -405,7 +494,10 @@ class VectorIndex:
                 self._tentative_ids.update(gone)
                 self._store.forget(ids)
             else:
-                self._store.erase(ids, np.fromiter(gone.values(), dtype=np.int64, count=len(gone)))
+                revs = np.fromiter(gone.values(), dtype=np.int64, count=len(gone))
+                self._store.erase(ids, revs)
+                if self._store.shared:
+                    self._tidy_other_files((ids, revs))
             self.loads["deleted"] += len(gone)
         if raw:
             changed, revs, vectors = self._convert(raw)
@@ -420,6 +512,7 @@ class VectorIndex:
             self._tentative_ids = set()
         if len(self._dead) > max(_COMPACT_MIN, len(self._rows.ids) // 16 if self._rows is not None else 0):
             self._compact()
+        return len(gone)
 
     def _build_first_pass(self) -> None:
         """The centre and every row's sign code, read from the store a chunk at a time (a

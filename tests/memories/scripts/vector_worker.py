@@ -1,9 +1,10 @@
 """One process of the machine, for test_shared_vector_file: Django on the SQLite file
 database given as argv[1] (migrated by the first worker, `--migrate`), then one JSON
 command per stdin line and one JSON answer per stdout line, so a test can drive two
-processes against the same database and the same `<database>.vectors` file.
+processes against the same database and the same vector file beside it.
 
-Writes go through memories.storage, and vectors are embedded by the bundled embedder."""
+Writes go through memories.storage, and vectors are embedded by the bundled embedder, or
+by the one the environment names (MEMORY_EMBEDDING_PROVIDER=openai and its settings)."""
 
 import json
 import os
@@ -87,7 +88,18 @@ def refresh() -> dict:
     return {"loads": dict(vector_index.loads), "shared": vector_index.shared}
 
 
-COMMANDS = {f.__name__: f for f in (write, supersede, archive, delete, search, write_rolled_back, refresh)}
+def prune(keep: int) -> dict:
+    from memories.search.vectors import prune_deletion_log
+
+    return {"pruned": prune_deletion_log(keep=keep)}
+
+
+def model() -> dict:
+    embedder = get_embedder()
+    return {"model": embedder.model_name, "dimension": embedder.dimension}
+
+
+COMMANDS = {f.__name__: f for f in (write, supersede, archive, delete, search, write_rolled_back, refresh, prune, model)}
 
 print(json.dumps({"ready": os.getpid()}), flush=True)
 for line in sys.stdin:
