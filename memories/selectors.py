@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -239,6 +239,19 @@ def memory_status_counts(*, advertisers: tuple[str, ...] | None = None) -> dict[
             "coverage": round((total - stale) / total, 4) if total else 1.0,
         },
     }
+
+
+def advertiser_spellings(*, codes: Iterable[str]) -> dict[str, str]:
+    """The store's spelling (brand_A) of each advertiser code given in any case (claims keep
+    brand_a), keyed by the lower-cased code: one read per distinct advertiser, however many
+    claims on a page name it. A code stored in more than one spelling gets its newest
+    memory's; a code the store does not hold is left out."""
+    spellings: dict[str, str] = {}
+    for code in sorted({c.lower() for c in codes if c}):
+        stored = Memory.objects.filter(advertiser__iexact=code).values_list("advertiser", flat=True).first()
+        if stored:
+            spellings[code] = stored
+    return spellings
 
 
 def memories_for_export(*, advertiser: str | None = None) -> Iterator[Memory]:

@@ -7,6 +7,7 @@ Claim.from_dict so a claim made by an older extractor or a model shows the same 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from desk.admin.list_cells import user_data
 from desk.admin.reasons import get_language_is_zh
-from memories.models import Memory
+from memories.selectors import advertiser_spellings
 from textrules.claims import Claim, Facet, Lever, Quantity, RelationKind, Stance, extract_claim, relate_claims
 from textrules.reasons import WORDS
 
@@ -111,10 +112,17 @@ def _join(values: list[Any]) -> SafeString:
     return mark_safe(conditional_escape("、" if get_language_is_zh() else ", ").join(conditional_escape(v) for v in values if v))
 
 
-def _advertiser(code: str) -> str:
-    """Claims hold the advertiser in lower case (brand_a); shown as the store spells it (brand_A)."""
-    stored = Memory.objects.filter(advertiser__iexact=code).values_list("advertiser", flat=True).first()
-    return stored or code
+def advertiser_names(*, claims: Iterable[Claim] = (), matched: Iterable[str] = ()) -> dict[str, str]:
+    """How the store spells each advertiser the claims and shared parts name: claims hold
+    it in lower case (brand_a), the page shows brand_A. Read once for everything a page
+    shows, not once per claim or row."""
+    codes = {claim.subject.advertiser for claim in claims}
+    codes |= {value for kind, _sep, value in (str(part).partition(":") for part in matched) if kind == "advertiser"}
+    return advertiser_spellings(codes=codes)
+
+
+def _advertiser(code: str, names: Mapping[str, str]) -> str:
+    return names.get(code.lower(), code)
 
 
 def metric_label(name: str) -> str:
@@ -138,12 +146,12 @@ def _category(path: str) -> str:
     return " › ".join(part for part in path.split("/") if part)
 
 
-def _subject_text(claim: Claim) -> list[tuple[Facet, str, str]]:
+def _subject_text(claim: Claim, names: Mapping[str, str]) -> list[tuple[Facet, str, str]]:
     sub = claim.subject
     # Names the text itself gave (a plan, a category, a channel …) are data; weekdays and
     # times are rendered here.
     values: dict[str, list[Any]] = {
-        "advertiser": [user_data(_advertiser(sub.advertiser))] if sub.advertiser else [],
+        "advertiser": [user_data(_advertiser(sub.advertiser, names))] if sub.advertiser else [],
         "plans": [user_data(v) for v in sorted(sub.plans)],
         "categories": [user_data(_category(c)) for c in sorted(sub.categories)],
         "channels": [user_data(v) for v in sorted(sub.channels)],
@@ -188,10 +196,11 @@ def _labelled(pairs: list[tuple[str, Any]]) -> SafeString:
     return format_html_join("; ", "{}: {}", pairs)
 
 
-def claim_rows(claim: Claim, *, decisive: set[str] | None = None) -> list[ClaimRow]:
-    """The claim as labelled rows; `decisive` holds the facets a relation turned on."""
+def claim_rows(claim: Claim, *, decisive: set[str] | None = None, names: Mapping[str, str] | None = None) -> list[ClaimRow]:
+    """The claim as labelled rows; `decisive` holds the facets a relation turned on, `names`
+    the advertisers' spellings when the page has read them (advertiser_names)."""
     decisive = decisive or set()
-    subject = _subject_text(claim)
+    subject = _subject_text(claim, advertiser_names(claims=[claim]) if names is None else names)
     levers = [str(LEVER_LABELS.get(lever, lever)) for lever in sorted(claim.levers)] + [metric_label(m) for m in sorted(claim.metrics)]
     rows = [
         ClaimRow(
@@ -210,8 +219,10 @@ def claim_rows(claim: Claim, *, decisive: set[str] | None = None) -> list[ClaimR
     return rows
 
 
-def matched_shown(parts: list[str]) -> SafeString:
+def matched_shown(parts: list[str], *, names: Mapping[str, str] | None = None) -> SafeString:
     """The parts both claims share ("advertiser:brand_a", "lever:bid", "lever:metric:roi")."""
+    if names is None:
+        names = advertiser_names(matched=parts)
     shown = []
     for part in parts:
         kind, _sep, value = str(part).partition(":")
@@ -222,7 +233,7 @@ def matched_shown(parts: list[str]) -> SafeString:
         elif kind == "category":
             shown.append(user_data(_category(value)))
         elif kind == "advertiser":
-            shown.append(format_html("{} {}", facet_label(kind), user_data(_advertiser(value))))
+            shown.append(format_html("{} {}", facet_label(kind), user_data(_advertiser(value, names))))
         elif value:
             shown.append(format_html("{} {}", facet_label(kind), user_data(value)))
         else:

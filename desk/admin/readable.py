@@ -5,7 +5,7 @@ of objects become rows, codes become their translated labels."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from desk.admin.claims import METRIC_LABELS, RELATION_LABELS, detail_shown, facet_label, matched_shown, metric_label
+from desk.admin.claims import METRIC_LABELS, RELATION_LABELS, advertiser_names, detail_shown, facet_label, matched_shown, metric_label
 from desk.admin.list_cells import user_data
 from desk.admin.reasons import business_line_label, choice, get_language_is_zh, provider_label, reasons_shown, review_reasons_shown
 from governance.constants import TriggerType
@@ -297,12 +297,32 @@ def _named(key: str, value: Any) -> tuple[str, str, Any]:
     return key, key_label(key), value
 
 
-def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
-    """HTML for one JSON value."""
+def _is_matched(key: str, value: Any) -> bool:
+    return key == "matched" and isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _matched_parts(value: Any, key: str = "") -> Iterator[str]:
+    """Every shared part a relation lists anywhere in `value` (the conflict stage keeps one
+    list per related memory)."""
+    if _is_matched(key, value):
+        yield from value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _matched_parts(v, k)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _matched_parts(v, key)
+
+
+def readable(value: Any, *, key: str = "", depth: int = 0, names: Mapping[str, str] | None = None) -> SafeString:
+    """HTML for one JSON value. `names`: the advertisers' spellings, read once for the whole
+    value rather than once per related memory in it."""
+    if names is None:
+        names = advertiser_names(matched=_matched_parts(value, key))
     if key == "reasons" and isinstance(value, list):
         return reasons_list(reasons_shown(stored_reasons(value, None)))
-    if key == "matched" and isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return matched_shown(value)
+    if _is_matched(key, value):
+        return matched_shown(value, names=names)
     if isinstance(value, dict):
         if not value:
             return mark_safe('<span class="quiet">—</span>')
@@ -319,13 +339,15 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
                 format_html_join(
                     "",
                     "<dt>{}</dt><dd>{}</dd>",
-                    ((label, shown if k == "reasons" else readable(v, key=k, depth=depth + 1)) for k, label, v in rows),
+                    ((label, shown if k == "reasons" else readable(v, key=k, depth=depth + 1, names=names)) for k, label, v in rows),
                 ),
             )
         rows = [_named(k, v) for k, v in items[:MAX_ITEMS]]
         return format_html(
             '<dl class="lingix-fields">{}</dl>',
-            format_html_join("", "<dt>{}</dt><dd>{}</dd>", ((label, readable(v, key=k, depth=depth + 1)) for k, label, v in rows)),
+            format_html_join(
+                "", "<dt>{}</dt><dd>{}</dd>", ((label, readable(v, key=k, depth=depth + 1, names=names)) for k, label, v in rows)
+            ),
         )
     if isinstance(value, (list, tuple)):
         if not value:
@@ -334,7 +356,7 @@ def readable(value: Any, *, key: str = "", depth: int = 0) -> SafeString:
             return format_html_join("、" if get_language_is_zh() else ", ", "{}", ((_leaf(key, v),) for v in value[:MAX_ITEMS]))
         return format_html(
             '<ul class="lingix-rows">{}</ul>',
-            format_html_join("", "<li>{}</li>", ((readable(v, key=key, depth=depth + 1),) for v in value[:MAX_ITEMS])),
+            format_html_join("", "<li>{}</li>", ((readable(v, key=key, depth=depth + 1, names=names),) for v in value[:MAX_ITEMS])),
         )
     return _leaf(key, value)
 

@@ -8,7 +8,16 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from desk.admin.claims import claim_of, claim_rows, detail_shown, facet_label, matched_shown, relation_between, relation_label
+from desk.admin.claims import (
+    advertiser_names,
+    claim_of,
+    claim_rows,
+    detail_shown,
+    facet_label,
+    matched_shown,
+    relation_between,
+    relation_label,
+)
 from desk.admin.diff import diff_html
 from desk.admin.list_cells import plain_text
 from desk.admin.reasons import review_reasons_shown
@@ -78,15 +87,17 @@ def review_claims(item: ReviewItem) -> dict[str, Any]:
     target_claim = claim_of(target.claim, content=target.content, advertiser=target.advertiser, data=target.data)
     relation = _stage_relation(item, target) or relation_between(claim, target_claim)
     decisive = {relation["facet"]} if relation.get("facet") else set()
+    matched = relation.get("matched") or []
+    names = advertiser_names(claims=[claim, target_claim], matched=matched)
     existing_html, candidate_html, ratio = diff_html(target.content, text)
     return {
-        "candidate_rows": claim_rows(claim, decisive=decisive),
+        "candidate_rows": claim_rows(claim, decisive=decisive, names=names),
         "target": target,
-        "target_rows": claim_rows(target_claim, decisive=decisive),
+        "target_rows": claim_rows(target_claim, decisive=decisive, names=names),
         "relation": relation_label(relation["relation"]),
         "facet": facet_label(relation["facet"]) if relation.get("facet") else "",
         "detail": detail_shown(relation.get("detail", "")),
-        "matched": matched_shown(relation.get("matched") or []),
+        "matched": matched_shown(matched, names=names),
         "existing_html": existing_html,
         "candidate_html": candidate_html,
         "similarity": ratio,
