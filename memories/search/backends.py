@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from django.db import connection
 
 from memories.search.filters import SearchFilter
+from memories.search.tokens import query_tokens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,6 +47,11 @@ class SearchBackend(Protocol):
 
     def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
         """The bm25 of each memory for the query, given the keyword arm's own scores."""
+        ...
+
+    def bm25_among(self, tokens: list[str], memory_ids: list[int]) -> dict[int, float]:
+        """The bm25 from the keyword index of each given memory that matches any of the
+        query tokens (query_tokens' output), with the index's stemming; the others are left out."""
         ...
 
     def centre(self) -> np.ndarray | None:
@@ -100,6 +106,11 @@ class SQLiteBackend:
     def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
         return keyword_scores  # the FTS5 arm already scores by bm25
 
+    def bm25_among(self, tokens: list[str], memory_ids: list[int]) -> dict[int, float]:
+        from memories.search.fts import bm25_among
+
+        return bm25_among(tokens, memory_ids)
+
     def centre(self) -> np.ndarray | None:
         from memories.search.vectors import vector_index
 
@@ -149,10 +160,13 @@ class PostgresBackend:
         return _metadata_from_rows(memory_ids)
 
     def bm25(self, query: str, keyword_scores: dict[int, float]) -> dict[int, float]:
+        # The arm ranks by ts_rank, a scale of its own; bm25 only for the rows it matched.
+        return self.bm25_among(query_tokens(query), [mid for mid, score in keyword_scores.items() if score > 0])
+
+    def bm25_among(self, tokens: list[str], memory_ids: list[int]) -> dict[int, float]:
         from memories.search import postgres
 
-        # The arm ranks by ts_rank, a scale of its own; bm25 only for the rows it matched.
-        return postgres.bm25_scores(query, [mid for mid, score in keyword_scores.items() if score > 0])
+        return postgres.bm25_scores(tokens, memory_ids)
 
     def centre(self) -> np.ndarray | None:
         from memories.embeddings import get_embedder

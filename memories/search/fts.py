@@ -141,6 +141,23 @@ def _expression(tokens: list[str]) -> str:
     return " OR ".join('"' + token.replace('"', '""') + '"' for token in tokens)
 
 
+def bm25_among(tokens: list[str], memory_ids: list[int]) -> dict[int, float]:
+    """(memory id, positive bm25) of each given memory that matches any of `tokens`
+    (query_tokens' output), with the index's own stemming and corpus figures; a memory that
+    matches none is left out. FTS5 looks each rowid of the IN list up: no other match is
+    scored."""
+    if not tokens or not memory_ids:
+        return {}
+    ids = sorted(set(memory_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT rowid, bm25(memories_memory_fts) FROM memories_memory_fts WHERE memories_memory_fts MATCH %s "
+            f"AND rowid IN ({', '.join(['%s'] * len(ids))})",
+            [_expression(tokens), *ids],
+        )
+        return {int(row[0]): -float(row[1]) for row in cursor.fetchall()}
+
+
 def keyword_candidates(
     query: str, search_filter: SearchFilter, limit: int = 50, budget: int | None = None, also: Others | None = None
 ) -> list[tuple[int, float]]:

@@ -126,13 +126,14 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-def bm25_scores(query: str, memory_ids: list[int]) -> dict[int, float]:
-    """Okapi bm25 of each given memory for the query, as FTS5 computes it (idf floored at
-    1e-6), over the lexemes of search_tsv: ts_rank is a different scale, and the recall
-    floor needs the absolute keyword evidence SQLite's bm25 gives. A document's length is
-    its count of distinct lexemes (a tsvector keeps no token count), and the average
-    is taken the same way, so the length ratio means what FTS5's does."""
-    tokens = query_tokens(query)
+def bm25_scores(tokens: list[str], memory_ids: list[int]) -> dict[int, float]:
+    """Okapi bm25 of each given memory for the query tokens (query_tokens' output), as FTS5
+    computes it (idf floored at 1e-6), over the lexemes of search_tsv: ts_rank is a
+    different scale, and the recall floor needs the absolute keyword evidence SQLite's bm25
+    gives. A document's length is its count of distinct lexemes (a tsvector keeps no token
+    count), and the average is taken the same way, so the length ratio means what FTS5's
+    does. A memory that shares no lexeme with the tokens is left out, as FTS5 leaves out a
+    row that does not match."""
     if not tokens or not memory_ids:
         return {}
     sql = f"""

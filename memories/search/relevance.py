@@ -25,9 +25,11 @@ way FTS5 does (memories/search/postgres.py), so the one floor holds on both data
   off-topic English quiet. Each such concept counts CONCEPT_WEIGHT, about one rare shared
   word's log(1 + bm25) on this store.
 
-A hit whose only word in common with the query is a number has no keyword evidence, unless
+A hit whose only words in common with the query are numbers has no keyword evidence, unless
 the two are in different languages and the number means the same kind of thing on both sides
-(_only_a_number_in_common).
+(_a_number_is_the_link). The keyword index says which words are in common: the hit matches
+the query and not the query without its numbers (_numbers_only_in_common), on FTS5 with its
+porter stemming, on PostgreSQL with the english configuration's.
 
 relevance = log(1 + bm25) + CONCEPT_WEIGHT * concepts + SEMANTIC_WEIGHT * (cosine - background), then multiplied by
 the length norm (seed 004: an entry longer than LENGTH_ANCHOR characters is damped by
@@ -49,7 +51,7 @@ from typing import Any
 from memories.search.backends import get_search_backend
 from memories.search.query import prepare_query, query_language
 from memories.search.synonyms import EVERYDAY_WORDS, synonym_matches
-from memories.search.tokens import query_tokens, text_tokens
+from memories.search.tokens import query_tokens
 
 SEMANTIC_WEIGHT = 5.0
 CONCEPT_WEIGHT = 1.0
@@ -114,27 +116,40 @@ def _numbers(text: str) -> dict[str, bool]:
     return {m.group(1).replace(".", "_"): bool(m.group(2)) for m in _NUMBER.finditer(text)}
 
 
-def _stem(token: str) -> str:
-    """A rough English stem, enough to tell whether two words share one."""
-    if len(token) > 4 and token.isascii() and token.isalpha():
-        return re.sub(r"(?:ing|ed|es|s)$", "", token)
-    return token
+def _is_number(token: str) -> bool:
+    """A query token that is a number ("38", "3.5" as 3_5)."""
+    return token.replace("_", "").isdigit()
 
 
-def _only_a_number_in_common(query: str, tokens: set[str], content: str) -> bool:
-    """A memory whose only word in common with the query is a number is no evidence of the
-    topic when both are in one language (a fever of 38 degrees and 38女神节: they could have
-    shared words and do not), nor when the number is a percentage on one side only (100
-    Fahrenheit and "100%有效"). Across languages a number can be the one literal link
-    ("less than 3 days" and "低于3天")."""
-    # The keyword index stems English words (porter): "painted" matches "paint".
-    shared = {_stem(t) for t in tokens} & {_stem(t) for t in text_tokens(content)}
-    if not shared or any(not t.replace("_", "").isdigit() for t in shared):
-        return False
+def _numbers_only_in_common(tokens: list[str], bm25: dict[int, float]) -> set[int]:
+    """The keyword hits whose only words in common with the query are numbers, as the index
+    sees it: matched by the query's numbers and not by the query without them (its bm25 is
+    0). The index decides what a word in common is, with its own stemming ("painted"
+    matches "paint"). Deep results carry a sub-query's bm25, so a hit's score alone does not
+    say that the query's own numbers matched it."""
+    numbers = [t for t in tokens if _is_number(t)]
+    matched = [memory_id for memory_id, score in bm25.items() if score > 0]
+    if not numbers or not matched:
+        return set()
+    backend = get_search_backend()
+    by_numbers = backend.bm25_among(numbers, matched)
+    if not by_numbers:
+        return set()
+    words = [t for t in tokens if not _is_number(t)]
+    by_words = backend.bm25_among(words, sorted(by_numbers)) if words else {}
+    return set(by_numbers).difference(by_words)
+
+
+def _a_number_is_the_link(query: str, content: str) -> bool:
+    """Whether a number is evidence of the topic where it is the only word in common. Not in
+    one language (a fever of 38 degrees and 38女神节: they could have shared words and do
+    not), nor when the number is a percentage on one side only (100 Fahrenheit and
+    "100%有效"). Across languages it can be the one literal link ("less than 3 days" and
+    "低于3天")."""
     if query_language(query) == query_language(content):
-        return True
+        return False
     asked, stated = _numbers(query), _numbers(content)
-    return not any(asked.get(t) == stated.get(t) for t in shared if t in asked and t in stated)
+    return any(asked[number] == stated[number] for number in asked.keys() & stated.keys())
 
 
 def query_background(query: str) -> float | None:
@@ -165,11 +180,13 @@ def relevance_of(
     # The text the keyword arm searched (question words dropped), so both databases score alike.
     keyword_query = prepare_query(query).keyword_text
     bm25 = get_search_backend().bm25(keyword_query, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
-    tokens = set(query_tokens(keyword_query))
+    numbers_only = _numbers_only_in_common(query_tokens(keyword_query), bm25)
     concepts = query_concepts(query)
     per_hit = tuple(
         hit_relevance(
-            keyword=0.0 if _only_a_number_in_common(query, tokens, r.memory.content) else bm25.get(r.memory.id, 0.0),
+            keyword=0.0
+            if r.memory.id in numbers_only and not _a_number_is_the_link(query, r.memory.content)
+            else bm25.get(r.memory.id, 0.0),
             cosine=cosine,
             background=background,
             length=len(r.memory.content),

@@ -103,6 +103,7 @@ def test_english_question_about_a_note_written_in_chinese_clears_the_floor(demo_
     assert {13, 32} & {m["id"] for m in body["memories"]}
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     "query,content,only",
     [
@@ -112,18 +113,55 @@ def test_english_question_about_a_note_written_in_chinese_clears_the_floor(demo_
         ("What if the balance lasts under 3 days?", "账户余额低于3天消耗时必须暂停新计划创建", False),
         # ... but not a temperature against a percentage.
         ("Set the oven to 200 degrees", "大促期间预算提升200%", True),
-        # English words the keyword index stems alike are words in common.
+        # Words the keyword index stems alike are words in common: the index says so, not a
+        # rule of ours ("studying" and "studies" are both studi to porter).
         ("when did she paint 2 sunsets", "She painted 2 sunset pictures", False),
+        ("Is he studying for 2 exams?", "He studies 2 hours a day", False),
+        # The index matches the 3 of 1.3 (written 1_3, which it splits at the underscore):
+        # a piece of a number is no word in common either.
+        ("账户余额不够3天消耗怎么办", "oCPC目标转化出价不得高于合同约定CPA的1.3倍", True),
         # A word in common is evidence as usual.
         ("医药OTC 3000元预算够吗", "brand_A 医药OTC日预算3000元", False),
     ],
 )
-def test_a_number_alone_in_common_is_no_evidence_of_the_topic(query, content, only):
+def test_a_number_alone_in_common_is_no_evidence_of_the_topic(make_memory, query, content, only):
+    from memories.search.backends import get_search_backend
     from memories.search.query import prepare_query
-    from memories.search.relevance import _only_a_number_in_common
+    from memories.search.relevance import _a_number_is_the_link, _numbers_only_in_common
     from memories.search.tokens import query_tokens
 
-    assert _only_a_number_in_common(query, set(query_tokens(prepare_query(query).keyword_text)), content) is only
+    make_memory("brand_B 美妆 小红书 达人种草 复盘")  # a second row, so the words have an idf
+    memory = make_memory(content)
+    tokens = query_tokens(prepare_query(query).keyword_text)
+    bm25 = get_search_backend().bm25_among(tokens, [memory.id])
+    assert bm25[memory.id] > 0  # the hit matches the question in the index
+    no_evidence = memory.id in _numbers_only_in_common(tokens, bm25) and not _a_number_is_the_link(query, content)
+    assert no_evidence is only
+
+
+@pytest.mark.django_db
+def test_the_index_scores_the_given_memories_that_match_as_the_keyword_arm_does(make_memory):
+    from memories.search.backends import get_search_backend
+    from memories.search.query import prepare_query
+    from memories.search.tokens import query_tokens
+    from memories.selectors import memory_search
+
+    fever = make_memory("孩子发烧38度可以吃什么感冒药")
+    budget = make_memory("brand_A 医药OTC日预算3000元，冷启动期不调价")
+    unrelated = make_memory("brand_B 美妆新品首发期用达人种草")
+    backend = get_search_backend()
+    query = "感冒药的日预算3000够吗"
+    tokens = query_tokens(prepare_query(query).keyword_text)
+    scored = backend.bm25_among(tokens, [fever.id, budget.id, unrelated.id])
+    # A memory that matches none of the words is left out, as a row FTS5 does not match.
+    assert set(scored) == {fever.id, budget.id} and all(score > 0 for score in scored.values())
+    assert scored[budget.id] > scored[fever.id]  # two words and a number beat one word
+    # The recall floor's keyword evidence for the search's hits is the same bm25 (the
+    # search's explanation rounds it to four decimals).
+    results = memory_search(query=query, top_k=3, record_access=False).results
+    arm = backend.bm25(prepare_query(query).keyword_text, {r.memory.id: float(r.explain.get("keyword", 0.0)) for r in results})
+    assert scored == pytest.approx({mid: score for mid, score in arm.items() if score > 0}, abs=1e-4)
+    assert backend.bm25_among([], [budget.id]) == {} and backend.bm25_among(tokens, []) == {}
 
 
 @pytest.mark.django_db
