@@ -4,52 +4,59 @@ Each group names one concept the way ad-ops teams write it: the Chinese term, th
 the English word, the platform's short and long names. A query that uses one of them is
 expanded with the others, so a note that says 竞价 is found by a question about 出价 or bid.
 Kept short and hand-checked: a wrong synonym costs precision on every query that uses it.
+A name with an everyday English sense as well is marked Everyday where it stands.
 """
 
 from __future__ import annotations
 
 import re
 
+
+class Everyday(str):
+    """A table name with an everyday English sense ("review my essay", "a red dress", "a
+    budget laptop"): alone it does not show that a question is about ad-ops
+    (memories/search/relevance.py). The other names are specific to ad-ops."""
+
+
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("出价", "竞价", "调价", "提价", "加价", "bid", "bidding"),
-    ("预算", "日预算", "消耗上限", "花费", "budget"),
-    ("大促", "促销", "big sale", "promotion"),
+    ("出价", "竞价", "调价", "提价", "加价", Everyday("bid"), Everyday("bidding")),
+    ("预算", "日预算", "消耗上限", "花费", Everyday("budget")),
+    ("大促", "促销", "big sale", Everyday("promotion")),
     ("冷启动", "学习期", "起量", "cold start", "learning phase", "new campaign"),
     ("ROI", "投产比", "ROAS", "回报率"),
     ("CTR", "点击率"),
     ("CPA", "转化成本", "获客成本"),
     ("CVR", "转化率"),
-    ("素材", "创意", "视频素材", "creative"),
-    ("人群", "定向", "人群包", "受众", "audience", "targeting"),
-    ("落地页", "承接页", "landing page", "LP"),
+    ("素材", "创意", "视频素材", Everyday("creative")),
+    ("人群", "定向", "人群包", "受众", Everyday("audience"), "targeting"),
+    ("落地页", "承接页", "landing page", Everyday("LP")),
     ("分时段", "时段", "几点", "dayparting", "best hours"),
     ("智能出价", "自动出价", "oCPM", "oCPX", "NoBid", "auto bidding"),
-    ("异常", "骤降", "下跌", "掉量", "跌", "drop", "anomaly"),
+    ("异常", "骤降", "下跌", "掉量", "跌", Everyday("drop"), "anomaly"),
     ("GMV", "成交额", "销售额"),
-    ("留资", "线索", "表单", "leads"),
+    ("留资", "线索", "表单", Everyday("leads")),
     ("千川", "巨量千川", "Qianchuan"),
     ("抖音", "抖音信息流", "Douyin"),
-    ("小红书", "小红书聚光", "聚光", "RED", "xhs"),
+    ("小红书", "小红书聚光", "聚光", Everyday("RED"), "xhs"),
     ("快手", "磁力金牛", "Kuaishou"),
     ("广点通", "腾讯广点通", "腾讯广告", "Tencent ads"),
     ("百度", "百度搜索推广", "百度搜索", "Baidu"),
     ("朋友圈", "微信朋友圈广告", "微信广告", "WeChat ads"),
     ("禁用词", "绝对化用语", "违禁词", "banned words"),
-    ("资质", "批文", "审查批准文号", "版号", "license"),
-    ("复盘", "review", "总结"),
+    ("资质", "批文", "审查批准文号", "版号", Everyday("license")),
+    ("复盘", Everyday("review"), "总结"),
     ("达人", "KOL", "博主", "达人测评", "influencer", "influencers"),
 )
 
-# Names with an everyday English sense ("review my essay", "a red dress", "a budget laptop"):
-# alone they do not show that a question is about ad-ops (memories/search/relevance.py).
-EVERYDAY_WORDS = frozenset(
-    {"bid", "bidding", "budget", "promotion", "creative", "audience", "drop", "leads", "red", "license", "review", "lp"}
-)
+# Lower-cased: the relevance floor compares the names a query wrote that way.
+EVERYDAY_WORDS = frozenset(term.lower() for group in SYNONYM_GROUPS for term in group if isinstance(term, Everyday))
 
 _INDEX: dict[str, tuple[str, ...]] = {}
 for _group in SYNONYM_GROUPS:
-    for _term in _group:
-        _INDEX.setdefault(_term.lower(), _group)
+    # Plain strings from here on: the mark is the table's, not the expanded query's.
+    _names = tuple(map(str, _group))
+    for _term in _names:
+        _INDEX.setdefault(_term.lower(), _names)
 # Longest first so 巨量千川 matches before 千川; Latin terms only on word boundaries.
 _TERMS = sorted(_INDEX, key=len, reverse=True)
 _PATTERN = re.compile(
