@@ -44,6 +44,7 @@ not hold yet are kept in the process (`overlay`) until they are committed."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import glob
 import hashlib
@@ -332,9 +333,33 @@ class SharedVectors:
 
     def held_ids(self) -> np.ndarray:
         """The ids of the slots holding a vector: written, and not zeroed since (a zeroed
-        slot's rev is negative)."""
+        slot's rev is negative). Only the slots in the file's written extents are read: a
+        store with a few high ids has a file of holes, and reading a hole through the map
+        fills the page cache with zeros (11 rows up to id 1,000,000: 1.4 GB and 5.7 s)."""
         self.sync()
-        return np.flatnonzero(self._slots["rev"] > 0)
+        held = [start + np.flatnonzero(self._slots["rev"][start:end] > 0) for start, end in self._written_slots()]
+        return np.unique(np.concatenate(held)) if held else np.zeros(0, dtype=np.int64)
+
+    def _written_slots(self) -> list[tuple[int, int]]:
+        """[start, end) ranges of the slots that overlap the file's data extents (SEEK_DATA /
+        SEEK_HOLE); every slot where the file system cannot tell."""
+        count, width = len(self._slots), self._dtype.itemsize
+        end_byte = HEADER + count * width
+        ranges: list[tuple[int, int]] = []
+        offset = HEADER
+        while offset < end_byte:
+            try:
+                start = os.lseek(self._fd, offset, os.SEEK_DATA)
+                stop = os.lseek(self._fd, start, os.SEEK_HOLE)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # nothing but a hole after `offset`
+                    break
+                return [(0, count)]
+            if start >= end_byte:
+                break
+            ranges.append(((start - HEADER) // width, min(count, -(-(stop - HEADER) // width))))
+            offset = stop
+        return ranges
 
     def _write(self, ids: np.ndarray, revs: np.ndarray, vectors: np.ndarray) -> None:
         order = np.argsort(ids, kind="stable")

@@ -84,7 +84,8 @@ _CHUNK = 2048
 _COMPACT_MIN = 4096
 # The deletion log keeps the newest LOG_KEEP deletes (16 bytes each) once it has grown past
 # twice that: a process fewer deletes behind catches up from the log, one further behind
-# loads in full, which costs no more than reading that many changes would.
+# loads in full (1.1 s for an extra worker at 100k memories over the shared file,
+# docs/benchmarks/search-speed.md), once, like a worker that has just started.
 LOG_KEEP = 10_000
 # memory_id of the row a prune leaves in the log, under the newest generation it removed.
 _PRUNED = -1
