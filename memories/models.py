@@ -90,6 +90,9 @@ class Memory(models.Model):
             models.Index(fields=["business_line", "status"], name="mem_bl_idx"),
             models.Index(fields=["expires_at"], name="mem_expiry_idx"),
             models.Index(fields=["search_rev"], name="mem_search_rev_idx"),
+            # A category node's own memories in summary order: its counts and top points are read
+            # from this index on every governed write (governance.knowledge.organise.tree).
+            models.Index(fields=["category_node", "status", "kind", "importance", "created_at"], name="mem_category_rank_idx"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(layer__in=[c.value for c in Layer]), name="mem_layer_valid"),

@@ -4,7 +4,9 @@ recomputed whenever a governed write or status change touches a memory inside it
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
+from functools import reduce
 
 from django.db.models import Count
 from django.utils import timezone
@@ -55,20 +57,57 @@ def _summary(node: Category, active: Iterable[Memory], counts: dict[str, int], t
     return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
 
 
+# Semantic knowledge first (what holds), then the most important, then the newest; the id
+# settles rows imported in one instant, so the summary does not change between refreshes.
+SUMMARY_ORDER = ("-kind", "-importance", "-created_at", "-id")
+
+
+def _rank(m: Memory) -> tuple[str, float, object, int]:
+    return (m.kind, m.importance, m.created_at, m.pk)
+
+
 def category_refresh(node_ids: Iterable[int]) -> int:
-    """Recompute counts and summary of these nodes and all their ancestors."""
-    todo: set[int] = set()
-    for node in Category.objects.filter(pk__in=set(node_ids)).only("id", "parent_id"):
+    """Recompute counts and summary of these nodes and all their ancestors.
+
+    It runs in every governed write, under the write lock, so it reads each node's own
+    memories through the (category_node, status, kind, importance, created_at) index and adds
+    the subtrees up here: one counting query over the index, and one seek of the top points per
+    node, instead of matching every memory of the vertical by path once per level."""
+    todo: dict[int, Category] = {}
+    for node in Category.objects.filter(pk__in=set(node_ids)).select_related("parent", "parent__parent"):
         current: Category | None = node
         while current is not None and current.pk not in todo:
-            todo.add(current.pk)
+            todo[current.pk] = current
             current = current.parent
-    for node in Category.objects.filter(pk__in=todo):
-        active = Memory.objects.filter(subtree_q(node), status=Status.ACTIVE)
-        by_kind = {row["kind"]: row["n"] for row in active.values("kind").annotate(n=Count("id"))}
+    if not todo:
+        return 0
+    roots = [node for node in todo.values() if node.parent_id is None]
+    under = Category.objects.filter(reduce(operator.or_, (subtree_q(root, prefix="") for root in roots))).only("id", "path", "advertiser")
+    nodes = list(under)
+    counts: dict[int, dict[str, int]] = {}
+    for row in (
+        Memory.objects.filter(category_node__in=[n.pk for n in nodes], status=Status.ACTIVE)
+        .values("category_node", "kind")
+        .annotate(n=Count("id"))
+    ):
+        counts.setdefault(row["category_node"], {})[row["kind"]] = row["n"]
+    tops: dict[int, list[Memory]] = {}
+    for n in nodes:
+        if counts.get(n.pk):
+            own = Memory.objects.filter(category_node=n.pk, status=Status.ACTIVE).order_by(*SUMMARY_ORDER)
+            tops[n.pk] = list(own.only("kind", "importance", "created_at", "abstract_line", "content")[:SUMMARY_POINTS])
+    for node in todo.values():
+        members = [
+            n.pk
+            for n in nodes
+            if n.advertiser == node.advertiser and (n.path == node.path or n.path.startswith(node.path + PATH_SEPARATOR))
+        ]
+        by_kind: dict[str, int] = {}
+        for pk in members:
+            for kind, count in counts.get(pk, {}).items():
+                by_kind[kind] = by_kind.get(kind, 0) + count
         total = sum(by_kind.values())
-        # Semantic knowledge first (what holds), then the most important episodes.
-        top = active.order_by("-kind", "-importance", "-created_at").only("abstract_line", "content")[:SUMMARY_POINTS]
+        top = sorted((m for pk in members for m in tops.get(pk, [])), key=_rank, reverse=True)[:SUMMARY_POINTS]
         Category.objects.filter(pk=node.pk).update(
             memory_count=total,
             episodic_count=by_kind.get(MemoryKind.EPISODIC, 0),

@@ -130,6 +130,31 @@ def test_the_demo_data_is_organised_on_import(demo_memories):
 
 
 @pytest.mark.django_db
+def test_every_node_adds_up_its_whole_subtree_after_writes_and_status_changes(demo_memories):
+    """The refresh reads each node's own memories and adds the subtrees up; the oracle here
+    matches every active memory of the subtree by path, as a person would count them."""
+    from django.db.models import Count
+
+    from governance.knowledge.organise.tree import SUMMARY_ORDER, SUMMARY_POINTS, _summary
+    from governance.write.hard_rules import Authority, WriteOrigin
+    from governance.write.memory import governed_set_status
+    from memories.category_selectors import subtree_q
+
+    operator = Authority(origin=WriteOrigin.ADMIN_EDIT, actor="operator_zhao", person=True, operator=True)
+    for memory in Memory.objects.filter(status=Status.ACTIVE, category_node__depth__gte=1).order_by("pk")[::3]:
+        governed_set_status(memory=memory, status=Status.ARCHIVED, authority=operator)
+    nodes = list(Category.objects.all())
+    assert len({n.advertiser for n in nodes}) >= 2 and any(n.depth == 2 for n in nodes)
+    for node in nodes:
+        active = Memory.objects.filter(subtree_q(node), status=Status.ACTIVE)
+        by_kind = {row["kind"]: row["n"] for row in active.values("kind").annotate(n=Count("id"))}
+        top = active.order_by(*SUMMARY_ORDER)[:SUMMARY_POINTS]
+        expected = (sum(by_kind.values()), by_kind.get(MemoryKind.EPISODIC, 0), by_kind.get(MemoryKind.SEMANTIC, 0))
+        assert (node.memory_count, node.episodic_count, node.semantic_count) == expected, node.path
+        assert node.summary == _summary(node, top, by_kind, expected[0]), node.path
+
+
+@pytest.mark.django_db
 def test_maintain_organise_backfills_older_memories(cli, make_memory):
     older = [
         make_memory("brand_A 使用宽泛定向时ROI仅1.8，改为人群包定向后ROI提升到2.9。", advertiser="brand_A", business_line="medical"),
