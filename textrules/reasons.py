@@ -85,6 +85,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_OUT_OF_SCOPE = "duplicate_out_of_scope"
     DUPLICATE_REINFORCED = "duplicate_reinforced"
     SUBJECT_UNCLEAR = "subject_unclear"
+    IDENTITY_UNCLEAR = "identity_unclear"
     RELATION_DISPUTED = "relation_disputed"
     REFINES = "refines"
     COMPATIBLE = "compatible"
@@ -276,6 +277,10 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
         "may contradict or repeat memory #%(id)s (%(signal)s), but one of them leaves open a part of the subject the other names (%(part)s): a person decides",
         "可能与记忆 #%(id)s 矛盾或重复（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
     ),
+    C.IDENTITY_UNCLEAR: (
+        "may be about the same thing as memory #%(id)s under another name (%(names)s); alike in every other part, and nothing known says whether the two names are one thing: a person decides",
+        "可能与记忆 #%(id)s 说的是同一对象的另一个名称（%(names)s）；其余部分一致，且无已知信息说明两个名称是否同一对象：由人工决定",
+    ),
     C.RELATION_DISPUTED: (
         "the model reads memory #%(id)s as %(model)s, the rules as %(rules)s (%(signal)s): a person decides",
         "模型判断与记忆 #%(id)s 的关系是“%(model)s”，规则判断是“%(rules)s”（%(signal)s）：由人工决定",
@@ -425,6 +430,7 @@ WORDS: dict[str, str] = {
     "event": "营销节点",
     "period": "周期",
     "place": "门店或地域",
+    "identity": "名称是否同一对象",
     "lever": "投放手段",
     "metric": "指标",
     "value": "取值",

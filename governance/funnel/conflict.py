@@ -19,6 +19,7 @@ from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Layer
 from memories.hashing import content_hash
 from textrules import signals as s
+from textrules.claims import Facet
 from textrules.reasons import Reason
 from textrules.reasons import ReasonCode as C
 
@@ -91,6 +92,10 @@ def _conflict(c: Candidate) -> StageOutcome:
             # One side names a part of the subject the other leaves open: superseding could
             # erase a rule about something else, so a person decides.
             part = r.get("signal", "")
+            if part == Facet.IDENTITY:
+                # Two names for the subject, nothing known ties or parts them: the reviewer is asked that.
+                reason = Reason.of(C.IDENTITY_UNCLEAR, id=old.pk, names=r.get("detail", ""))
+                return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
             return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.SUBJECT_UNCLEAR, id=old.pk, signal=signal, part=part)], scores)
         new_strength = evidence_strength(attribution=c.attribution, grounding=c.grounding, correction=s.has(s.CORRECTION, c.content))
         old_strength = evidence_strength(attribution=old.source_attribution, grounding=old.grounding)

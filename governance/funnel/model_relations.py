@@ -58,6 +58,7 @@ SUBJECT_FACETS = frozenset(
         Facet.EVENT,
         Facet.PERIOD,
         Facet.PLACE,
+        Facet.IDENTITY,
         Facet.CONDITION,
     )
 )

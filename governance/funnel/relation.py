@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textrules.claims import Claim, ClaimRelation, Facet, RelationKind, relate_claims
+from textrules.claims import Claim, ClaimRelation, Facet, Identity, RelationKind, relate_claims
 
 DUPLICATE = RelationKind.DUPLICATE.value
 CONTRADICTION = RelationKind.CONTRADICTION.value
@@ -72,14 +72,16 @@ def relate(
     wording: float,
     related_cosine: float,
     exception_to_global: bool = False,
+    identity: Identity | None = None,
 ) -> Relation | None:
     """None when the two are not about the same thing. `wording` is the textrules.claims
     wording_overlap of the two texts. `exception_to_global`: the old memory holds for
     everyone and the new one for one advertiser only, so a different rule for that
-    advertiser is an exception, not a contradiction."""
+    advertiser is an exception, not a contradiction. `identity`: the names each side gives
+    its subject and what the store knows of them (an identity question when unknown)."""
     if same_text:
         return Relation(DUPLICATE, str(Facet.TEXT))
-    claims = relate_claims(new, old, wording=wording)
+    claims = relate_claims(new, old, wording=wording, identity=identity)
     # Far apart in meaning, a pair is still compared when it sets the same lever and no part of
     # its subject differs (another language, a paraphrase): the one relation decides both.
     same_ground = bool(new.topic & old.topic) and claims.kind != RelationKind.COMPATIBLE

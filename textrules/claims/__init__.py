@@ -10,6 +10,7 @@ the desk and the backfill all read a claim the same way. A model may propose a r
 claim (judges/), but it is validated against this shape."""
 
 from textrules.claims.extract import extract_claim
+from textrules.claims.identity import Identity, IdentityVerdict, subject_names
 from textrules.claims.parts import UNSETTLED, Claim, ClaimRelation, Facet, Lever, Quantity, RelationKind, Stance, Subject
 from textrules.claims.relate import relate_claims, wording_overlap
 
@@ -18,6 +19,8 @@ __all__ = [
     "Claim",
     "ClaimRelation",
     "Facet",
+    "Identity",
+    "IdentityVerdict",
     "Lever",
     "Quantity",
     "RelationKind",
@@ -25,5 +28,6 @@ __all__ = [
     "Subject",
     "extract_claim",
     "relate_claims",
+    "subject_names",
     "wording_overlap",
 ]

@@ -167,7 +167,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _places(text: str) -> frozenset[str]:
+def places_in(text: str) -> frozenset[str]:
     found = set()
     for m in PLACE.finditer(text):
         name = next((g for g in m.groups() if g), m.group(0)).strip()
@@ -322,7 +322,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         time_slots=_time_slots(scope_text),
         dayparts=frozenset() if _time_slots(scope_text) else _names(DAYPART_RX, scope_text),
         events=_names(EVENT_RX, scope_text),
-        places=_places(scope_text),
+        places=places_in(scope_text),
     )
     levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(text))
     if subject.channels and re.search(r"改投|换到|转投|切到|\bswitch\w* to\b|\bmove\w* to\b", text, re.I):

@@ -62,6 +62,8 @@ class Facet(StrEnum):
     EVENT = "event"
     PERIOD = "period"
     PLACE = "place"
+    # Whether two names (a store, a product, a campaign) are one thing: the words cannot tell.
+    IDENTITY = "identity"
     LEVER = "lever"
     METRIC = "metric"
     VALUE = "value"

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
 
 
@@ -143,14 +144,38 @@ def _polarity_word(sign: int) -> str:
     return "肯定" if sign > 0 else "否定"
 
 
-def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: float | None = None) -> ClaimRelation:
+def relate_claims(
+    new: Claim, old: Claim, *, same_text: bool = False, wording: float | None = None, identity: Identity | None = None
+) -> ClaimRelation:
     """Duplicate: same subject, lever and value. Contradiction: same subject and lever, a
     different value, direction, switch or polarity. Refinement: the same, under narrower
     conditions or a narrower subject. Compatible: a different subject part or lever.
     Ambiguous: a change whose subject cannot be told apart (one side names a part the
-    other leaves open), which a person decides."""
+    other leaves open), which a person decides.
+
+    `identity`, when the caller has it, holds the names each side gives its subject and what
+    the store knows of them: two names it knows apart are different subjects, aliases one
+    subject, and two names nobody has tied together make an identity question for a person
+    wherever the claims would otherwise be one subject and one lever."""
     if same_text:
         return ClaimRelation(RelationKind.DUPLICATE, Facet.TEXT)
+    named = identity.verdict() if identity is not None else IdentityVerdict.NONE
+    if identity is None or named == IdentityVerdict.NONE:
+        return _relate(new, old, wording=wording, places=True)
+    if named == IdentityVerdict.DIFFERENT:
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.IDENTITY, *identity.question())
+    # Two spellings of one known thing: the stores they name are one place too.
+    found = _relate(new, old, wording=wording, places=False)
+    if named == IdentityVerdict.SAME:
+        return found
+    if found.kind != RelationKind.COMPATIBLE:
+        # Alike in every part but the names: one thing under two names, or two things; only a person knows.
+        return ClaimRelation(RelationKind.AMBIGUOUS, Facet.IDENTITY, *identity.question(), found.matched)
+    # Told apart by another part: what the claims say without the question.
+    return _relate(new, old, wording=wording, places=True)
+
+
+def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> ClaimRelation:
     matched: list[str] = []
     open_parts: list[Facet] = []  # named on one side only
     named_by: set[str] = set()  # which side names the parts the other leaves open
@@ -158,6 +183,8 @@ def relate_claims(new: Claim, old: Claim, *, same_text: bool = False, wording: f
     schedule = Lever.SCHEDULE in (new.levers & old.levers)
     for facet, a in _subject_facets(old.subject, schedule=schedule):
         b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
+        if facet == Facet.PLACE and not places:
+            continue
         if a and b:
             if not (a & b):
                 return ClaimRelation(RelationKind.COMPATIBLE, facet, _show(a), _show(b))

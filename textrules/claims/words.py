@@ -338,10 +338,14 @@ CONDITIONS: dict[str, str] = {
 CONDITION_RX = {name: re.compile(rx, re.I | re.A) for name, rx in CONDITIONS.items()}
 
 # A store, city or market the statement is limited to: "徐汇店", "the downtown store", "新加坡市场".
+# Cities are known places, each a different one; a region may hold any of them.
+CITIES = ("北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "重庆", "新加坡", "香港")
+REGIONS = ("海外", "国内", "北美", "欧洲", "东南亚")
 PLACE = re.compile(
+    # "南京西路那家店": the name runs up to 那家/这家, which would otherwise take two of its four characters.
+    r"([\u4e00-\u9fff]{2,4}?)(?:那家|这家)(?:门店|分店|店)|"
     r"([\u4e00-\u9fff]{2,4}?)(?:门店|分店|店)(?![铺面员长])|([\u4e00-\u9fff]{2,4}?)市场|"
-    r"\bthe ([A-Z][a-z]+(?: [A-Z][a-z]+)?|downtown|airport|flagship) (?:store|branch|outlet|market)\b|"
-    r"北京|上海|广州|深圳|杭州|成都|南京|武汉|重庆|新加坡|香港|海外|国内|北美|欧洲|东南亚|"
+    r"\bthe ([A-Z][a-z]+(?: [A-Z][a-z]+)?|downtown|airport|flagship) (?:store|branch|outlet|market)\b|" + "|".join(CITIES + REGIONS) + "|"
     r"\b(?:Beijing|Shanghai|Guangzhou|Shenzhen|Hangzhou|Chengdu|Singapore|Hong Kong|overseas|domestic|North America|Europe)\b",
     re.A,
 )

@@ -1,0 +1,128 @@
+"""Identity questions in the relation (textrules/claims/identity.py, asked by
+governance/funnel/related.py with governance/knowledge/entities/selectors.py): two statements
+alike in every part but the name of their subject. An alias is one subject, two things the
+store knows apart are two, and two names nobody has tied together go to a person, with a
+reason that asks exactly that."""
+
+import pytest
+
+from governance.knowledge.entities.selectors import entity_names_known
+from governance.models import Trace
+from memories.entity_links import memory_entities_replace
+from memories.entity_vocabulary import Mention
+from memories.models import Memory
+from textrules.claims import Facet, Identity, IdentityVerdict, RelationKind, extract_claim, relate_claims, subject_names, wording_overlap
+from textrules.reasons import ReasonCode
+
+FLAGSHIP = "用户说：brand_tea 旗舰店奶茶团购不降价"
+JINGAN = "用户要求：brand_tea 静安寺那家店奶茶团购可以降到15元"
+
+
+def _relate(old: str, new: str, known: dict[str, str] | None = None, *, with_names: bool = True):
+    identity = Identity.between(old, new, known) if with_names else None
+    return relate_claims(
+        extract_claim(new, advertiser="brand_tea"),
+        extract_claim(old, advertiser="brand_tea"),
+        wording=wording_overlap(old, new),
+        identity=identity,
+    )
+
+
+@pytest.mark.parametrize(
+    "text,names",
+    [
+        ("brand_tea 旗舰店奶茶团购不降价", {"旗舰店"}),
+        ("客户说：brand_tea 的那个红色礼盒可以打8折", {"红色礼盒"}),
+        ("brand_3c_01 X5 Pro 可以参加双11降价", {"x5 pro"}),
+        ("brand_tea 静安寺那家店奶茶团购可以降到15元", {"静安寺"}),
+        ("adv_saas_01 wants 'Sales Cloud' ads to show the per-seat price", {"sales cloud"}),
+        ("adv_saas_01: the core product's ads never mention price", {"core product"}),
+        # A quoted sentence is a creative's wording, not a name; an advertiser id is no name.
+        ("brand_edu 素材不要写“效果因人而异”以外的承诺", set()),
+        ("brand_A 医药OTC日预算5000元", set()),
+    ],
+)
+def test_the_names_a_statement_gives_its_subject(text, names):
+    assert set(subject_names(text)) == names
+
+
+def test_two_names_nobody_tied_together_are_a_question_for_a_person():
+    found = _relate(FLAGSHIP, JINGAN)
+    assert (found.kind, found.facet) == (RelationKind.AMBIGUOUS, Facet.IDENTITY), found
+    assert (found.old, found.new) == ("旗舰店", "静安寺")
+    # Without the names the relation reads as before: the store is a narrower scope, written beside.
+    assert _relate(FLAGSHIP, JINGAN, with_names=False).kind != RelationKind.AMBIGUOUS
+
+
+def test_an_alias_is_one_subject_and_two_known_things_are_two():
+    old, new = "brand_tea 爆款礼盒不打折", "客户说：brand_tea 中秋礼盒可以打8折"
+    assert Identity.between(old, new).verdict() == IdentityVerdict.UNKNOWN
+    same = _relate(old, new, {"爆款礼盒": "category:中秋礼盒", "中秋礼盒": "category:中秋礼盒"})
+    assert same.kind != RelationKind.AMBIGUOUS and same.facet != Facet.IDENTITY, same
+    apart = _relate(old, new, {"爆款礼盒": "category:爆款礼盒", "中秋礼盒": "category:中秋礼盒"})
+    assert (apart.kind, apart.facet) == (RelationKind.COMPATIBLE, Facet.IDENTITY), apart
+
+
+def test_two_proper_names_are_two_things_and_a_region_is_an_open_question():
+    # Two stores named by where they are: two stores, whatever else they share.
+    stores = _relate("adv_local_01 徐汇店单店日预算800元", "用户要求：adv_local_01 浦东店单店日预算800元")
+    assert stores.kind == RelationKind.COMPATIBLE, stores
+    # A market inside the region a rule covers: an exception or a reversal, a person decides.
+    region = _relate("adv_saas_02 海外线索投放暂停", "客户说：adv_saas_02 新加坡市场的线索广告继续投")
+    assert (region.kind, region.facet) == (RelationKind.AMBIGUOUS, Facet.IDENTITY), region
+
+
+def test_a_pair_told_apart_by_another_part_raises_no_question():
+    # Different levers: two statements whatever the names mean.
+    found = _relate("brand_tea 爆款礼盒日预算3000元", "brand_tea 中秋礼盒素材用真人试吃")
+    assert found.kind == RelationKind.COMPATIBLE and found.facet != Facet.IDENTITY, found
+
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_store_knows_vocabulary_aliases_and_its_own_entities_in_scope(ingest):
+    assert entity_names_known(names=["巨量引擎", "抖音"], advertiser=None) == {
+        "巨量引擎": "channel:抖音信息流",
+        "抖音": "channel:抖音信息流",
+    }
+    mine = ingest("用户要求：brand_tea 中秋礼盒日预算3000元", source="user", advertiser="brand_tea")
+    theirs = ingest("用户要求：brand_milk 周年礼盒日预算3000元", source="user", advertiser="brand_milk")
+    memory_entities_replace(memory=Memory.objects.get(pk=mine.memory_id), links=[(Mention("category", "中秋礼盒"), "offline")], triples=[])
+    memory_entities_replace(
+        memory=Memory.objects.get(pk=theirs.memory_id), links=[(Mention("category", "周年礼盒"), "offline")], triples=[]
+    )
+    known = entity_names_known(names=["中秋礼盒", "周年礼盒", "红色礼盒"], advertiser="brand_tea")
+    # Another advertiser's entity is not known here, and a name no memory links is not known at all.
+    assert known == {"中秋礼盒": "category:中秋礼盒"}
+
+
+def test_an_unknown_name_parks_the_proposal_with_the_identity_question(ingest):
+    old = ingest(FLAGSHIP, source="user", advertiser="brand_tea")
+    new = ingest(JINGAN, source="user", advertiser="brand_tea")
+    assert old.action == "WRITE", old.reasons
+    assert new.action == "PENDING_REVIEW", new.reasons
+    assert "旗舰店 → 静安寺" in new.reasons[0] and "under another name" in new.reasons[0]
+    conflict = Trace.objects.get(event_id=new.event_id, stage="conflict")
+    assert (conflict.scores["relation"], conflict.scores["signal"]) == ("ambiguous", "identity")
+    assert conflict.reason_codes[0]["code"] == ReasonCode.IDENTITY_UNCLEAR
+    assert Memory.objects.get(pk=old.memory_id).status == "active"
+
+
+def test_names_the_store_holds_apart_are_written_beside(ingest):
+    gift = ingest("用户要求：brand_tea 爆款礼盒出价不超过2元", source="user", advertiser="brand_tea")
+    other = ingest("用户要求：brand_tea 中秋礼盒日预算3000元", source="user", advertiser="brand_tea")
+    assert gift.action == other.action == "WRITE", other.reasons
+    for decision, name in ((gift, "爆款礼盒"), (other, "中秋礼盒")):
+        memory_entities_replace(
+            memory=Memory.objects.get(pk=decision.memory_id), links=[(Mention("category", name), "offline")], triples=[]
+        )
+    # 红色礼盒 is no entity of brand_tea's: it may be the 爆款礼盒, so the bid cap is not changed beside it.
+    unsure = ingest("用户要求：brand_tea 红色礼盒出价上限改为3元", source="user", advertiser="brand_tea")
+    assert unsure.action == "PENDING_REVIEW" and "爆款礼盒 → 红色礼盒" in unsure.reasons[0], unsure.reasons
+    # 中秋礼盒 is: another gift box, whose bid cap is its own.
+    known = ingest("用户要求：brand_tea 中秋礼盒出价上限3元", source="user", advertiser="brand_tea")
+    assert known.action == "WRITE", known.reasons
+    related = {r["id"]: r for r in Trace.objects.get(event_id=known.event_id, stage="conflict").scores["related"]}
+    assert (related[gift.memory_id]["relation"], related[gift.memory_id]["signal"]) == ("compatible", "identity")
+    assert Memory.objects.get(pk=gift.memory_id).status == "active"
