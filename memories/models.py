@@ -93,6 +93,8 @@ class Memory(models.Model):
             # A category node's own memories in summary order: its counts and top points are read
             # from this index on every governed write (governance.knowledge.organise.tree).
             models.Index(fields=["category_node", "status", "kind", "importance", "created_at"], name="mem_category_rank_idx"),
+            # Rows still waiting for the current embedder's vector (memories.embeddings.store.stale_embedding_q).
+            models.Index(fields=["embedding_model", "embedding_dim"], name="mem_embedding_model_idx"),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(layer__in=[c.value for c in Layer]), name="mem_layer_valid"),

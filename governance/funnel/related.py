@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 STALE_LIMIT = 200
+# More rows than this without a current vector means the embedder changed and embed-backfill
+# has not caught up yet: then the stale rows are read in scope, newest first, in one query.
+STALE_SCAN = 2000
 KEEP = 8
 
 
@@ -37,6 +40,25 @@ def _scope_qs(c: Candidate) -> QuerySet[Memory]:
     else:
         qs = qs.filter(advertiser__isnull=True)
     return qs
+
+
+def _unembedded_ids(scope: QuerySet[Memory]) -> list[int]:
+    """The newest in-scope rows that have no current vector yet. Asked of the (model,
+    dimension) index first, without the scope or an order, and sorted here: with either, the
+    planner walks the scope or the dates instead, a scan of the scope on every decision."""
+    waiting = list(Memory.objects.filter(stale_embedding_q()).order_by().values_list("id", flat=True)[:STALE_SCAN])
+    if len(waiting) >= STALE_SCAN:
+        return list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
+    found = scope.filter(pk__in=waiting).order_by().values_list("id", "created_at")
+    return [pk for pk, _ in sorted(found, key=lambda row: row[1], reverse=True)[:STALE_LIMIT]]
+
+
+def _same_text_ids(scope: QuerySet[Memory], text_hash: str) -> list[int]:
+    """In-scope rows with exactly this text. The hash index is asked alone: joined with the
+    scope, the planner prefers the scope index and reads every row of it."""
+    same = list(Memory.objects.filter(content_hash=text_hash).order_by().values_list("id", flat=True)[:STALE_SCAN])
+    rows = scope.filter(pk__in=same) if len(same) < STALE_SCAN else scope.filter(content_hash=text_hash)
+    return list(rows.order_by().values_list("id", flat=True)[:KEEP])
 
 
 def candidate_claim(c: Candidate) -> Claim:
@@ -139,8 +161,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     if c.probe is None and not scope.exists():
         c.related = []
         return []
-    stale_ids = list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
-    same_text = list(scope.filter(content_hash=new_hash).values_list("id", flat=True)[:KEEP])
+    stale_ids = _unembedded_ids(scope)
+    same_text = _same_text_ids(scope, new_hash)
     if c.probe is None:
         c.probe = embed_passages_cached([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
     search_filter = SearchFilter(

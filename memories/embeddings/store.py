@@ -14,8 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.db import connection, transaction
-from django.db.models import BooleanField, Q
-from django.db.models.expressions import RawSQL
+from django.db.models import Q
 
 from memories.embeddings import EmbeddingError, get_embedder
 from memories.embeddings.passage_cache import embed_passages_cached
@@ -137,14 +136,19 @@ def stored_vectors(memory_ids: Sequence[int], *, model_name: str | None = None, 
 
 
 def stale_embedding_q() -> Q:
-    """Memories whose vector is missing or from another model or dimension. "Missing" is
-    the column that holds the vector on this backend."""
+    """Memories without the current embedder's vector. memory_store_vectors writes a vector
+    only together with the model and dimension that made it, and a row never embedded has
+    model "", so those two columns tell it alone. Written as four ranges so that the
+    (embedding_model, embedding_dim) index answers it: "not equal" would scan the table, and
+    the funnel asks on every decision."""
     embedder = get_embedder()
-    if connection.vendor == "postgresql":
-        missing = Q(RawSQL('"memories_memory"."embedding_vec" IS NULL', [], output_field=BooleanField()))
-    else:
-        missing = Q(embedding__isnull=True)
-    return missing | ~Q(embedding_model=embedder.model_name) | ~Q(embedding_dim=embedder.dimension)
+    model, dimension = embedder.model_name, embedder.dimension
+    return (
+        Q(embedding_model__lt=model)
+        | Q(embedding_model__gt=model)
+        | Q(embedding_model=model, embedding_dim__lt=dimension)
+        | Q(embedding_model=model, embedding_dim__gt=dimension)
+    )
 
 
 def embed_backfill(*, batch_size: int = 64, progress: Callable[[int], None] | None = None) -> dict[str, Any]:
