@@ -16,7 +16,7 @@ With --labelled, the labelled set in tests/data/funnel_cases.jsonl runs too, cas
 after it): precision and recall of "written", false writes, accuracy per trigger type,
 language and group, and the confusion between duplicate / contradiction / compatible.
 
-    python -m bench.funnel --json [--events 300] [--cases tests/data/guard_cases.jsonl] [--labelled]
+    python -m bench.funnel --json [--events 300] [--store 50000] [--cases tests/data/guard_cases.jsonl] [--labelled]
 """
 
 from __future__ import annotations
@@ -318,14 +318,39 @@ def render_labelled(q: dict[str, Any]) -> list[str]:
     return lines
 
 
-def throughput(n: int, progress: Progress) -> dict[str, Any]:
+def fill_store(size: int, progress: Progress) -> int:
+    """Grow the store to `size` memories: 200 governed decisions, then SQL copies of the
+    memories they wrote (each with its own text hash and no version link), so a run shows
+    what one decision costs beside a large store. Returns the memories held."""
+    from django.db import connection, transaction
+
+    from memories.models import Memory
+
+    for event in synthetic_events(200, seed=3):
+        run_case(event)
+    columns = ", ".join(f'"{f.column}"' for f in Memory._meta.concrete_fields if f.column != "id")
+    copied = columns.replace('"content_hash"', "lower(hex(randomblob(32)))").replace('"supersedes_id"', "NULL")
+    held = Memory.objects.count()
+    while 0 < held < size:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO memories_memory ({columns}) SELECT {copied} FROM memories_memory ORDER BY id LIMIT %s",
+                [min(held, size - held)],
+            )
+        held = Memory.objects.count()
+        progress(f"store: {held} memories")
+    return held
+
+
+def throughput(n: int, progress: Progress, store: int = 0) -> dict[str, Any]:
     from django.db import connection
     from django.db.models import Avg, Count
 
     from governance.models import MemoryEvent, Trace
 
+    held = fill_store(store, progress) if store else 0
     events = synthetic_events(n)
-    run_case(events[0])  # load the embedder outside the timed region
+    run_case(events[0])  # load the embedder (and the vector index of a filled store) outside the timed region
     MemoryEvent.objects.all().delete()
     started = time.perf_counter()
     for i, event in enumerate(events, start=1):
@@ -339,6 +364,7 @@ def throughput(n: int, progress: Progress) -> dict[str, Any]:
     stages = {row["stage"]: round(row["ms"], 3) for row in Trace.objects.values("stage").annotate(ms=Avg("latency_ms")).order_by("stage")}
     return {
         "events": n,
+        "store": held,
         "seconds": round(elapsed, 3),
         "decisions_per_s": round(n / elapsed, 2),
         "ms_per_decision": round(1000 * elapsed / n, 3),
@@ -362,6 +388,12 @@ def main(argv: list[str] | None = None) -> int:
         "--claims",
         action="store_true",
         help="also run the claims set (tests/data/claims): its train split and, reported apart, its frozen test split",
+    )
+    parser.add_argument(
+        "--store",
+        type=int,
+        default=0,
+        help="time the decisions beside a store grown to this many memories (copies of governed ones; default: an empty store)",
     )
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
@@ -395,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         Memory.objects.all().delete()
     LayerPolicy.objects.update(sampled_audit_rate=0.05)
     progress(f"throughput over {args.events} events")
-    speed = throughput(args.events, progress)
+    speed = throughput(args.events, progress, store=args.store)
     document = {"provider": "offline", "throughput": speed, "labelled": quality}
     if labelled is not None:
         document["labelled_set"] = labelled
@@ -405,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
     def render(doc: dict[str, Any]) -> str:
         s, q = doc["throughput"], doc["labelled"]
         lines = [
-            f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events)",
+            f"offline funnel: {s['decisions_per_s']} decisions/s ({s['ms_per_decision']} ms each, {s['events']} events, store of {s['store']})",
             f"labelled set: {q['cases']} cases, precision(written)={q['precision_written']} recall(written)={q['recall_written']} false writes={q['false_writes']}",
         ]
         lines += [f"  disagree: {d['id']} expected {d['expected']} got {d['action']}: {d['reasons'][:1]}" for d in q["disagreements"]]
