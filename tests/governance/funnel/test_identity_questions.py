@@ -126,3 +126,11 @@ def test_names_the_store_holds_apart_are_written_beside(ingest):
     related = {r["id"]: r for r in Trace.objects.get(event_id=known.event_id, stage="conflict").scores["related"]}
     assert (related[gift.memory_id]["relation"], related[gift.memory_id]["signal"]) == ("compatible", "identity")
     assert Memory.objects.get(pk=gift.memory_id).status == "active"
+
+
+def test_an_l1_rule_is_never_changed_through_an_unknown_name(ingest):
+    rule = ingest("合规部规定：brand_tea 旗舰店奶茶广告不得出现“第一”字样", source="human", layer="L1", advertiser="brand_tea")
+    other = ingest("合规部规定：brand_tea 静安寺那家店奶茶广告可以出现“第一”字样", source="human", layer="L1", advertiser="brand_tea")
+    assert rule.action == "WRITE", rule.reasons
+    assert other.action == "PENDING_REVIEW" and "旗舰店 → 静安寺" in other.reasons[0], other.reasons
+    assert Memory.objects.get(pk=rule.memory_id).status == "active"
