@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from bench._common import Progress
 from bench.funnel import throughput
 from memories.models import Memory
 
 
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="bench.funnel runs on a throwaway SQLite file; the copies are SQLite SQL")
 @pytest.mark.django_db(transaction=True)
 def test_a_grown_store_holds_the_size_asked_and_the_funnel_still_decides():
     report = throughput(4, Progress(quiet=True), store=300)
