@@ -5,6 +5,7 @@ inside the write transaction, after every other stage."""
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any
 
 from django.utils import timezone
@@ -41,6 +42,8 @@ def _review_kind(ctx: FunnelContext) -> str:
 
 @always
 def stage_commit(ctx: FunnelContext) -> StageOutcome:
+    # Timed like the other stages: it runs under the write lock, so its time is the lock's.
+    started = time.perf_counter()
     settle(ctx)
     c, event = ctx.candidate, ctx.event
     scores: dict[str, Any] = {}
@@ -94,7 +97,9 @@ def stage_commit(ctx: FunnelContext) -> StageOutcome:
         memory=event.memory,
         event_type=event.event_type,
     )
-    return StageOutcome("decision", ctx.final, list(ctx.reasons), scores)
+    outcome = StageOutcome("decision", ctx.final, list(ctx.reasons), scores)
+    outcome.latency_ms = (time.perf_counter() - started) * 1000
+    return outcome
 
 
 def audit_draw(event_id: int) -> float:

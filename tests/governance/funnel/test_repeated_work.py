@@ -95,3 +95,31 @@ def test_an_out_of_range_memory_is_refused_by_the_table():
     with pytest.raises(IntegrityError), transaction.atomic():
         memory_create(content="预算上限 3000 元", layer="L2", confidence=1.5, embed=False)
     assert not Memory.objects.exists()
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="reads SQLite's query plans")
+def test_the_neighbour_lookup_asks_its_own_indexes_not_the_whole_scope(no_sampled_audit):
+    """Joined with the scope (or ordered newest first), the planner walked the scope index or
+    the dates and read every row of the advertiser's store, on every decision."""
+    for i in range(5):
+        memory_create(content=f"brand_A 感冒药计划第{i}周CTR为{i}.5%", layer="L2", advertiser="brand_A", embed=False)
+    with CaptureQueriesContext(connection) as captured:
+        event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    lookups = {
+        "mem_embedding_model_idx": [q["sql"] for q in captured if '"embedding_model" <' in q["sql"]],
+        "content_hash": [q["sql"] for q in captured if '"content_hash" =' in q["sql"] and "INSERT" not in q["sql"]],
+    }
+    for index, queries in lookups.items():
+        assert queries, index
+        with connection.cursor() as cursor:
+            for sql in queries:
+                cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+                plan = " ".join(str(row[-1]) for row in cursor.fetchall())
+                assert index in plan and "created_at" not in plan and "mem_scope_idx" not in plan, plan
+
+
+def test_the_commit_step_is_timed_in_its_trace(no_sampled_audit):
+    decision = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    assert decision.action == "WRITE", decision.reasons
+    commit = Trace.objects.get(event_id=decision.event_id, stage="decision")
+    assert commit.latency_ms > 0
