@@ -88,12 +88,16 @@ class Identity:
     # Proper names among them (a place, a model code, a quoted title-case name): one thing
     # each, so two different proper names are two things unless `known` ties them.
     proper: frozenset[str] = frozenset()
+    # Each name as its statement wrote it ("sales cloud" → "Sales Cloud"), for the question.
+    written: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def between(cls, old_text: str, new_text: str, known: Mapping[str, str] | None = None) -> Identity:
-        old, old_proper = read_names(old_text)
-        new, new_proper = read_names(new_text)
-        return cls(old=old, new=new, known=known or {}, proper=old_proper | new_proper)
+        old, old_proper, old_written = read_names(old_text)
+        new, new_proper, new_written = read_names(new_text)
+        # A name both sides give raises no question, so one spelling per name is enough.
+        written = {**dict(new_written), **dict(old_written)}
+        return cls(old=old, new=new, known=known or {}, proper=old_proper | new_proper, written=written)
 
     def verdict(self) -> IdentityVerdict:
         if not self.old or not self.new or _share(self.old, self.new):
@@ -111,8 +115,12 @@ class Identity:
         return {self.known.get(n) or (f"name:{n}" if n in self.proper else None) for n in longest}
 
     def question(self) -> tuple[str, str]:
-        """The two names, as a reviewer reads them ("旗舰店", "南京西路那家店")."""
-        return "、".join(sorted(self.old)), "、".join(sorted(self.new))
+        """The two names, as a reviewer reads them ("旗舰店", "南京西路"; "core product",
+        "Sales Cloud"): each spelled as its statement wrote it."""
+        return self._shown(self.old), self._shown(self.new)
+
+    def _shown(self, names: frozenset[str]) -> str:
+        return "、".join(self.written.get(n, n) for n in sorted(names))
 
 
 def _share(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -120,8 +128,9 @@ def _share(a: frozenset[str], b: frozenset[str]) -> bool:
     return any(x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)) for x in a for y in b)
 
 
-def _clean(name: str) -> str:
-    name = _LEADING.sub("", name.strip().lower())
+def _tidy(name: str) -> str:
+    """A name as written, less the words before it that are not part of it."""
+    name = _LEADING.sub("", name.strip())
     return re.sub(r"\s+", " ", name).strip(" -'")
 
 
@@ -133,30 +142,40 @@ def subject_names(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=8192)
-def read_names(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """subject_names, and which of them are proper names: a place that is not a region or a
-    vague area, a model code, a quoted title-case name."""
+def read_names(text: str) -> tuple[frozenset[str], frozenset[str], tuple[tuple[str, str], ...]]:
+    """subject_names, which of them are proper names (a place that is not a region or a
+    vague area, a model code, a quoted title-case name), and each name as the text wrote it
+    ((name, spelling) pairs; the first spelling when a name comes twice)."""
     body = ADVERTISER.sub(" ", text or "")
     found: set[str] = set()
     proper: set[str] = set()
+    written: dict[str, str] = {}
+
+    def named(spelled: str) -> str:
+        # Names are compared in lower case; the spelling is kept for the reviewer.
+        name = spelled.lower()
+        written.setdefault(name, spelled)
+        return name
+
     for m in _QUOTED.finditer(body):
-        proper.add(_clean(m.group(1) or m.group(2)))
+        proper.add(named(_tidy(m.group(1) or m.group(2))))
     for m in _MODEL.finditer(body):
-        proper.add(_clean(m.group(1)))
+        proper.add(named(_tidy(m.group(1))))
     found |= set(_ZH_FLAGSHIP.findall(body))
     for m in _ZH_NAME.finditer(body):
         # A verb or a function word ends the phrase before the name ("旗舰机不参加降价活动").
-        modifier = _clean(_BREAK.split(m.group(1))[-1])
-        if modifier not in _NOT_A_NAME:
-            found.add(modifier + m.group(2))
+        modifier = _tidy(_BREAK.split(m.group(1))[-1])
+        if modifier.lower() not in _NOT_A_NAME:
+            found.add(named(modifier + m.group(2)))
     for m in _EN_NAME.finditer(body):
-        words = _clean(m.group(1) or m.group(2) or "")
-        head = m.group(0).split()[-1].lower()
-        if words not in _NOT_A_NAME and not set(words.split()) <= _NOT_A_NAME:
-            found.add(f"{words} {head}".strip())
+        words = _tidy(m.group(1) or m.group(2) or "")
+        head = m.group(0).split()[-1]
+        if not set(words.lower().split()) <= _NOT_A_NAME:
+            found.add(named(f"{words} {head}".strip()))
     for place in places_in(body):
-        name = place.lower()
+        name = named(place)
         # A region holds many cities and "downtown" many streets: which one is meant is open.
         (found if name in _AREAS else proper).add(name)
     proper = {n for n in proper if len(n) >= 2}
-    return frozenset(n for n in found | proper if len(n) >= 2), frozenset(proper)
+    names = frozenset(n for n in found | proper if len(n) >= 2)
+    return names, frozenset(proper), tuple(sorted((n, written[n]) for n in names if n in written))

@@ -134,3 +134,19 @@ def test_an_l1_rule_is_never_changed_through_an_unknown_name(ingest):
     assert rule.action == "WRITE", rule.reasons
     assert other.action == "PENDING_REVIEW" and "旗舰店 → 静安寺" in other.reasons[0], other.reasons
     assert Memory.objects.get(pk=rule.memory_id).status == "active"
+
+
+def test_the_question_quotes_each_name_as_its_statement_wrote_it(ingest):
+    # Compared in lower case, shown as written: the reviewer reads 'Sales Cloud', not "sales cloud".
+    assert Identity.between("brand_3c_01 X5 Pro 不参加双11降价", "brand_3c_01 旗舰机可以参加双11降价").question() == ("X5 Pro", "旗舰机")
+    english = Identity.between(
+        "adv_saas_01: the core product's ads never mention price", "adv_saas_01 wants 'Sales Cloud' ads to show the per-seat price"
+    )
+    assert english.question() == ("core product", "Sales Cloud") and english.new == {"sales cloud"}
+    old = ingest("用户要求：adv_saas_01 核心产品日预算3000元", source="user", advertiser="adv_saas_01")
+    new = ingest("用户要求：adv_saas_01 'Sales Cloud' 日预算5000元", source="user", advertiser="adv_saas_01")
+    assert old.action == "WRITE", old.reasons
+    assert new.action == "PENDING_REVIEW" and "核心产品 → Sales Cloud" in new.reasons[0], new.reasons
+    conflict = Trace.objects.get(event_id=new.event_id, stage="conflict")
+    related = {r["id"]: r for r in conflict.scores["related"]}
+    assert related[old.memory_id]["detail"] == "核心产品 → Sales Cloud"
