@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance.constants import Action, AuditEvent, ReviewKind
+from governance.knowledge.entities.selectors import subject_identity
 from governance.knowledge.organise.consolidate import consolidations_propose
 from governance.knowledge.suggestions import suggestions_for_live_signals
 from governance.lifecycle.promote import memories_promote
@@ -45,7 +46,8 @@ AUDITED_REFUSAL_TURNS = [
 def _conflict_item() -> int:
     target = Memory.objects.get(pk=CONFLICT_TARGET)
     content = CONFLICT_TURNS[-1]["content"].removeprefix("不对，")
-    relation = relate_claims(extract_claim(content, advertiser=target.advertiser), Claim.from_dict(target.claim))
+    identity = subject_identity(old_text=target.content, new_text=content, advertiser=target.advertiser)
+    relation = relate_claims(extract_claim(content, advertiser=target.advertiser), Claim.from_dict(target.claim), identity=identity)
     signal = [str(relation.facet)] + ([f"{relation.old} → {relation.new}"] if relation.old or relation.new else [])
     item = review_item_create(
         kind=ReviewKind.CONFLICT,

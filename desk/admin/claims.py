@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from desk.admin.list_cells import user_data
 from desk.admin.reasons import get_language_is_zh
 from memories.selectors import advertiser_spellings
-from textrules.claims import Claim, Facet, Lever, Quantity, RelationKind, Stance, extract_claim, relate_claims
+from textrules.claims import Claim, Facet, Identity, Lever, Quantity, RelationKind, Stance, extract_claim, relate_claims
 from textrules.reasons import WORDS
 
 LEVER_LABELS = {
@@ -261,10 +261,13 @@ def detail_shown(detail: str) -> str:
     return _CODE_WORDS.sub(lambda m: metric_label(m.group(0)), detail or "")
 
 
-def relation_between(candidate: Claim, target: Claim) -> dict[str, Any]:
+def relation_between(candidate: Claim, target: Claim, *, identity: Identity) -> dict[str, Any]:
     """How the candidate relates to the target, decided the way the conflict stage decides
-    it (textrules.claims.relate_claims): relation, deciding part, old → new, shared parts."""
-    found = relate_claims(candidate, target)
+    it (textrules.claims.relate_claims): relation, deciding part, old → new, shared parts.
+    `identity` is the names each side gives its subject as the funnel reads them
+    (governance.knowledge.entities.selectors.subject_identity): without it a pair the funnel
+    parks as an identity question would read here as a contradiction or a refinement."""
+    found = relate_claims(candidate, target, identity=identity)
     return {
         "relation": str(found.kind),
         "facet": str(found.facet),

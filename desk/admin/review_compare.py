@@ -21,6 +21,7 @@ from desk.admin.claims import (
 from desk.admin.diff import diff_html
 from desk.admin.list_cells import plain_text
 from desk.admin.reasons import review_reasons_shown
+from governance.knowledge.entities.selectors import subject_identity
 from governance.models import ReviewItem
 from memories.constants import Status
 from memories.models import Memory
@@ -85,7 +86,9 @@ def review_claims(item: ReviewItem) -> dict[str, Any]:
     if target is None:
         return {"candidate_rows": claim_rows(claim), "target": None}
     target_claim = claim_of(target.claim, content=target.content, advertiser=target.advertiser, data=target.data)
-    relation = _stage_relation(item, target) or relation_between(claim, target_claim)
+    relation = _stage_relation(item, target) or relation_between(
+        claim, target_claim, identity=subject_identity(old_text=target.content, new_text=text, advertiser=advertiser)
+    )
     decisive = {relation["facet"]} if relation.get("facet") else set()
     matched = relation.get("matched") or []
     names = advertiser_names(claims=[claim, target_claim], matched=matched)

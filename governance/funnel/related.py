@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from governance.funnel.relation import relate
 from governance.funnel.types import Candidate
-from governance.knowledge.entities.selectors import entity_names_known
+from governance.knowledge.entities.selectors import subject_identity
 from lingix_config import config
 from memories.constants import Layer, Status
 from memories.embeddings import Embedder, get_embedder
@@ -20,7 +20,7 @@ from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
-from textrules.claims import Claim, Identity, IdentityVerdict, extract_claim, wording_overlap
+from textrules.claims import Claim, extract_claim, wording_overlap
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,19 +89,9 @@ def relation(
         wording=wording_overlap(c.content, memory.content),
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
-        identity=identity_of(c, memory),
+        identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),
     )
     return found.as_dict() if found else None
-
-
-def identity_of(c: Candidate, memory: Memory) -> Identity:
-    """The names each side gives its subject; the store is asked about them only when both
-    name something and no name is shared (the rare pair that raises the question)."""
-    identity = Identity.between(memory.content, c.content)
-    if identity.verdict() == IdentityVerdict.NONE:
-        return identity
-    known = entity_names_known(names=identity.old | identity.new, advertiser=c.advertiser)
-    return Identity(old=identity.old, new=identity.new, known=known, proper=identity.proper)
 
 
 def _vectors_of(rows: list[Memory], embedder: Embedder) -> np.ndarray:

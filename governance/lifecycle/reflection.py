@@ -30,6 +30,7 @@ from django.db.models import Q
 from governance.constants import Action, ReviewKind, ReviewStatus
 from governance.funnel.related import memory_claim
 from governance.funnel.relation import relate
+from governance.knowledge.entities.selectors import subject_identity
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
 from governance.reasons import row_reasons
 from lingix_config import config
@@ -81,7 +82,9 @@ def _claim(memory: Memory, vector: np.ndarray | None) -> _Claim:
 
 def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
     """Why a and b cannot both hold, or None: the funnel's own relation (similarity finds
-    the pair, the claims decide), so reflection and the write path never disagree."""
+    the pair, the claims and the names of their subject decide), so reflection and the write
+    path never disagree. Two names nobody has tied together are a question, not a
+    contradiction; two the store knows apart are two things."""
     cosine = 0.0
     if a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape:
         cosine = float(a.vector @ b.vector)
@@ -92,6 +95,8 @@ def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
         same_text=a.memory.content_hash == b.memory.content_hash,
         wording=wording_overlap(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
+        # Both sides share one scope (find_contradictions groups by advertiser and layer).
+        identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=a.memory.advertiser),
     )
     if found is None or found.kind != RelationKind.CONTRADICTION:
         return None

@@ -5,11 +5,13 @@ statements differ only in what they call their subject (textrules.claims.identit
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from django.db.models import Q
 
 from memories.entity_vocabulary import LEXICON, canonical
 from memories.models import Entity
+from textrules.claims import Identity, IdentityVerdict
 
 
 def _vocabulary_entity(name: str) -> str | None:
@@ -39,3 +41,14 @@ def entity_names_known(*, names: Iterable[str], advertiser: str | None) -> dict[
     for kind, name in Entity.objects.filter(spelled).filter(scope).values_list("kind", "name").distinct():
         known.setdefault(name.lower(), f"{kind}:{name}")
     return known
+
+
+def subject_identity(*, old_text: str, new_text: str, advertiser: str | None) -> Identity:
+    """The names two statements give their subject, with what the store knows of them, for
+    textrules.claims.relate_claims. The store is asked only when both name something and no
+    name is shared (the rare pair that raises the question). The funnel, reflection, the
+    review desk and the demo all read a pair's names here, so they relate it alike."""
+    identity = Identity.between(old_text, new_text)
+    if identity.verdict() == IdentityVerdict.NONE:
+        return identity
+    return replace(identity, known=entity_names_known(names=identity.old | identity.new, advertiser=advertiser))
