@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
@@ -30,7 +31,7 @@ from django.db.models import Q
 from governance.constants import Action, ReviewKind, ReviewStatus
 from governance.funnel.related import memory_claim
 from governance.funnel.relation import relate
-from governance.knowledge.entities.selectors import subject_identity
+from governance.knowledge.entities.selectors import names_known_in, subject_identity
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
 from governance.reasons import row_reasons
 from lingix_config import config
@@ -80,11 +81,12 @@ def _claim(memory: Memory, vector: np.ndarray | None) -> _Claim:
     return _Claim(memory=memory, claim=memory_claim(memory), vector=vector)
 
 
-def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
+def contradiction_between(a: _Claim, b: _Claim, *, known: Mapping[str, str] | None = None) -> dict[str, Any] | None:
     """Why a and b cannot both hold, or None: the funnel's own relation (similarity finds
     the pair, the claims and the names of their subject decide), so reflection and the write
     path never disagree. Two names nobody has tied together are a question, not a
-    contradiction; two the store knows apart are two things."""
+    contradiction; two the store knows apart are two things. `known`: what the store knows
+    of the scope's names, read once for the pass (names_known_in)."""
     cosine = 0.0
     if a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape:
         cosine = float(a.vector @ b.vector)
@@ -96,7 +98,7 @@ def contradiction_between(a: _Claim, b: _Claim) -> dict[str, Any] | None:
         wording=wording_overlap(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
         # Both sides share one scope (find_contradictions groups by advertiser and layer).
-        identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=a.memory.advertiser),
+        identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=a.memory.advertiser, known=known),
     )
     if found is None or found.kind != RelationKind.CONTRADICTION:
         return None
@@ -147,6 +149,7 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
         scopes[(memory.advertiser, memory.layer)].append(_claim(memory, vector))
     findings = []
     for (advertiser, _layer), claims in scopes.items():
+        known = names_known_in(texts=[claim.memory.content for claim in claims], advertiser=advertiser)
         groups = [claims]
         if len(claims) * (len(claims) - 1) // 2 > config.max_scope_pairs:
             by_category: dict[str, list[_Claim]] = defaultdict(list)
@@ -155,7 +158,7 @@ def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
             groups = list(by_category.values())
         for group in groups:
             for a, b in combinations(group, 2):
-                why = contradiction_between(a, b)
+                why = contradiction_between(a, b, known=known)
                 if why is None:
                     continue
                 findings.append(

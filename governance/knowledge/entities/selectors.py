@@ -4,14 +4,14 @@ statements differ only in what they call their subject (textrules.claims.identit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from django.db.models import Q
 
 from memories.entity_vocabulary import LEXICON, canonical
 from memories.models import Entity
-from textrules.claims import Identity, IdentityVerdict
+from textrules.claims import Identity, IdentityVerdict, subject_names
 
 
 def _vocabulary_entity(name: str) -> str | None:
@@ -43,12 +43,33 @@ def entity_names_known(*, names: Iterable[str], advertiser: str | None) -> dict[
     return known
 
 
-def subject_identity(*, old_text: str, new_text: str, advertiser: str | None) -> Identity:
+def subject_identity(*, old_text: str, new_text: str, advertiser: str | None, known: Mapping[str, str] | None = None) -> Identity:
     """The names two statements give their subject, with what the store knows of them, for
     textrules.claims.relate_claims. The store is asked only when both name something and no
     name is shared (the rare pair that raises the question). The funnel, reflection, the
-    review desk and the demo all read a pair's names here, so they relate it alike."""
+    review desk and the demo all read a pair's names here, so they relate it alike.
+
+    `known`: what the store knows of the names, when the caller read it once for many pairs
+    (names_known_in); then the store is not asked again."""
     identity = Identity.between(old_text, new_text)
     if identity.verdict() == IdentityVerdict.NONE:
         return identity
-    return replace(identity, known=entity_names_known(names=identity.old | identity.new, advertiser=advertiser))
+    if known is None:
+        known = entity_names_known(names=identity.old | identity.new, advertiser=advertiser)
+    return replace(identity, known=known)
+
+
+# Names asked of the store in one query; each is one term of an OR, and SQLite caps an
+# expression's depth at 1000.
+_NAMES_PER_QUERY = 200
+
+
+def names_known_in(*, texts: Iterable[str], advertiser: str | None) -> dict[str, str]:
+    """entity_names_known for every name the texts give their subjects, read once for a
+    caller that relates many pairs among them: reflection compares every pair of a scope,
+    and asked pair by pair, a scope of 300 named memories took 64 s instead of 5 s."""
+    names = sorted({name for text in texts for name in subject_names(text)})
+    known: dict[str, str] = {}
+    for start in range(0, len(names), _NAMES_PER_QUERY):
+        known.update(entity_names_known(names=names[start : start + _NAMES_PER_QUERY], advertiser=advertiser))
+    return known

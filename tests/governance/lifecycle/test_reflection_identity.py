@@ -5,8 +5,10 @@ other); two names nobody has tied together are a question the funnel parks, not 
 contradiction."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from governance.lifecycle.reflection import reflect
+from governance.lifecycle.reflection import DEFAULT_REFLECTION, find_contradictions, reflect
 from governance.models import ReviewItem, Trace
 from memories.entity_links import memory_entities_replace
 from memories.entity_vocabulary import Mention
@@ -61,3 +63,14 @@ def test_an_unknown_name_is_the_funnels_question_not_a_contradiction(ingest, mak
     assert frozenset((gift.memory_id, red.pk)) not in pairs, pairs
     # One gift box, two caps: that one is a contradiction.
     assert frozenset((gift.memory_id, same_box.pk)) in pairs, pairs
+
+
+def test_the_store_is_asked_about_a_scopes_names_once_not_pair_by_pair(make_memory):
+    boxes = ("红色", "蓝色", "中秋", "周年", "爆款", "新春")
+    for i, box in enumerate(boxes):
+        make_memory(f"brand_tea {box}礼盒出价不超过{i + 2}元", advertiser="brand_tea", source="human")
+    with CaptureQueriesContext(connection) as queries:
+        assert find_contradictions(config=DEFAULT_REFLECTION) == []
+    # 15 pairs, each an identity question; one read of the entities for the scope.
+    asked = [q for q in queries.captured_queries if '"memories_entity"' in q["sql"]]
+    assert len(asked) == 1, [q["sql"] for q in asked]
