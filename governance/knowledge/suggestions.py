@@ -37,10 +37,18 @@ def _signal_kind(events: list[str]) -> tuple[str, str]:
     return SignalKind.OTHER, (events[0] if events else "")
 
 
-def _playbooks(signal: Memory) -> QuerySet[Memory]:
-    scope = Q(advertiser__isnull=True) if signal.advertiser is None else Q(advertiser=signal.advertiser) | Q(advertiser__isnull=True)
-    live = Q(expires_at__isnull=True) | Q(expires_at__gt=signal.created_at)
-    return Memory.objects.filter(scope, live, status=Status.ACTIVE, layer__in=[Layer.L2, Layer.L4]).exclude(pk=signal.pk)
+def _playbook_links(signal: Memory) -> QuerySet[MemoryEntity]:
+    """Entity links of the playbooks a signal may surface: active L2/L4 memories of its
+    advertiser (or global ones) still valid when it was seen. Filtered through the link's own
+    join, not `memory__in` a query of memories: that form makes the planner read every memory
+    in scope on each L3 write, under the write lock."""
+    m = "memory__"
+    scope = Q(**{f"{m}advertiser__isnull": True})
+    if signal.advertiser is not None:
+        scope |= Q(**{f"{m}advertiser": signal.advertiser})
+    live = Q(**{f"{m}expires_at__isnull": True}) | Q(**{f"{m}expires_at__gt": signal.created_at})
+    kind = Q(**{f"{m}status": Status.ACTIVE, f"{m}layer__in": [Layer.L2, Layer.L4]})
+    return MemoryEntity.objects.filter(scope, live, kind).exclude(memory_id=signal.pk)
 
 
 def _score(signal: Memory) -> tuple[dict[int, float], dict[int, list[str]], list[str]]:
@@ -54,7 +62,8 @@ def _score(signal: Memory) -> tuple[dict[int, float], dict[int, list[str]], list
     # A big store links thousands of playbooks to 大促: score the most important ones.
     event_ids = [eid for eid, kind in kind_of.items() if kind == K.EVENT]
     sharing_event = (
-        MemoryEntity.objects.filter(entity_id__in=event_ids, memory__in=_playbooks(signal))
+        _playbook_links(signal)
+        .filter(entity_id__in=event_ids)
         .order_by("-memory__importance", "-memory_id")
         .values_list("memory_id", flat=True)[:MAX_CANDIDATES]
     )

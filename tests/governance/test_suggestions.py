@@ -165,3 +165,27 @@ def test_a_playbook_archived_or_expired_after_the_suggestion_is_no_longer_offere
         *suggestion.templates.values_list("id", flat=True),
         *suggestion.strategies.values_list("id", flat=True),
     }
+
+
+def test_the_playbooks_of_a_signal_are_found_from_its_event_links_not_by_reading_every_memory(demo, trigger):
+    """`memory__in` a query of memories made SQLite read every memory in scope on each L3
+    write, under the write lock; the links are now joined to their memories."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "sqlite":
+        pytest.skip("reads SQLite's query plans")
+    with CaptureQueriesContext(connection) as captured:
+        decision = trigger(
+            "environment_change", advertiser="brand_A", source="tool", summary="双11预热开始，美妆CPM上涨30%", data=DOUBLE_11
+        )
+    assert decision.action == "WRITE", decision.reasons
+    lookups = [q["sql"] for q in captured if q["sql"].startswith('SELECT "memories_memoryentity"."memory_id"') and "ORDER BY" in q["sql"]]
+    assert lookups
+    with connection.cursor() as cursor:
+        for sql in lookups:
+            cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
+            plan = [str(row[-1]) for row in cursor.fetchall()]
+            # The old form listed every active memory in a subquery ("LIST SUBQUERY", then a
+            # search of memories by status) before it looked at a single link.
+            assert plan[0].startswith("SEARCH memories_memoryentity") and not any("SUBQUERY" in step for step in plan), plan
