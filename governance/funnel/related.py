@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 STALE_LIMIT = 200
-# More rows than this without a current vector means the embedder changed and embed-backfill
-# has not caught up yet: then the stale rows are read in scope, newest first, in one query.
+# More matches than this for an indexed condition (most often: rows without the current vector
+# after an embedder change, before embed-backfill) are read in scope, newest first, in one query.
 STALE_SCAN = 2000
 KEEP = 8
 
@@ -42,23 +42,18 @@ def _scope_qs(c: Candidate) -> QuerySet[Memory]:
     return qs
 
 
-def _unembedded_ids(scope: QuerySet[Memory]) -> list[int]:
-    """The newest in-scope rows that have no current vector yet. Asked of the (model,
-    dimension) index first, without the scope or an order, and sorted here: with either, the
-    planner walks the scope or the dates instead, a scan of the scope on every decision."""
-    waiting = list(Memory.objects.filter(stale_embedding_q()).order_by().values_list("id", flat=True)[:STALE_SCAN])
-    if len(waiting) >= STALE_SCAN:
-        return list(scope.filter(stale_embedding_q()).order_by("-created_at").values_list("id", flat=True)[:STALE_LIMIT])
-    found = scope.filter(pk__in=waiting).order_by().values_list("id", "created_at")
-    return [pk for pk, _ in sorted(found, key=lambda row: row[1], reverse=True)[:STALE_LIMIT]]
-
-
-def _same_text_ids(scope: QuerySet[Memory], text_hash: str) -> list[int]:
-    """In-scope rows with exactly this text. The hash index is asked alone: joined with the
-    scope, the planner prefers the scope index and reads every row of it."""
-    same = list(Memory.objects.filter(content_hash=text_hash).order_by().values_list("id", flat=True)[:STALE_SCAN])
-    rows = scope.filter(pk__in=same) if len(same) < STALE_SCAN else scope.filter(content_hash=text_hash)
-    return list(rows.order_by().values_list("id", flat=True)[:KEEP])
+def _newest_in_scope(scope: QuerySet[Memory], narrowed: Q, limit: int) -> list[int]:
+    """Ids of the newest in-scope rows matching `narrowed`, a condition with an index of its
+    own (rows without the current vector, rows with one text). That index is asked alone,
+    without the scope or an order, and the few rows it gives are sorted here: joined with the
+    scope, or ordered by date, the planner walks the scope index or the dates instead and
+    reads every row of the scope on every decision. Past STALE_SCAN matches (an embedder
+    change that embed-backfill has not caught up with) one query in scope does it."""
+    matching = list(Memory.objects.filter(narrowed).order_by().values_list("id", flat=True)[:STALE_SCAN])
+    if len(matching) >= STALE_SCAN:
+        return list(scope.filter(narrowed).order_by("-created_at", "-id").values_list("id", flat=True)[:limit])
+    found = scope.filter(pk__in=matching).order_by().values_list("id", "created_at")
+    return [pk for pk, _ in sorted(found, key=lambda row: (row[1], row[0]), reverse=True)[:limit]]
 
 
 def candidate_claim(c: Candidate) -> Claim:
@@ -151,8 +146,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     if c.probe is None and not scope.exists():
         c.related = []
         return []
-    stale_ids = _unembedded_ids(scope)
-    same_text = _same_text_ids(scope, new_hash)
+    stale_ids = _newest_in_scope(scope, stale_embedding_q(), STALE_LIMIT)
+    same_text = _newest_in_scope(scope, Q(content_hash=new_hash), KEEP)
     if c.probe is None:
         c.probe = embed_passages_cached([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
     search_filter = SearchFilter(
