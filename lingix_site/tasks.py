@@ -1,6 +1,6 @@
 """django-q2 task entry points: each is a thin wrapper over one service, run with the
-clock of the moment. The schedules that call them are declared in
-lingix_site/migrations/0001_schedules.py."""
+clock of the moment. The schedules that call them are declared in the data migrations of
+lingix_site/migrations/ (0001_schedules.py, and one migration per schedule added since)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from governance.lifecycle.reflection import reflection_run
 from governance.metrics.snapshots import metric_snapshot_take
 from governance.write.memory import governed_claims_backfill
 from memories.lifecycle.backfill import embeddings_backfill
+from memories.lifecycle.vector_log import vector_log_prune
 
 
 def expire() -> dict[str, Any]:
@@ -44,3 +45,7 @@ def snapshot() -> dict[str, Any]:
 
 def organise() -> dict[str, Any]:
     return memories_organise(now=timezone.now())
+
+
+def vector_log() -> dict[str, Any]:
+    return vector_log_prune()

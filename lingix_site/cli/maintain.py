@@ -7,7 +7,7 @@ from typing import Any
 
 from memories.cli.base import CliError, Subcommand, plain_text
 
-TASKS = ("expire", "promote", "evict", "backfill", "organise", "snapshot")
+TASKS = ("expire", "promote", "evict", "backfill", "organise", "snapshot", "vector-log")
 
 
 def _as_of(raw: str | None) -> datetime:
@@ -49,6 +49,10 @@ def _run_task(name: str, now: datetime) -> dict[str, Any]:
 
         with progress_bar(memories_unorganised_count(), "organising") as bar:
             return memories_organise(now=now, progress=bar.update)
+    if name == "vector-log":
+        from memories.lifecycle.vector_log import vector_log_prune
+
+        return vector_log_prune()
     from governance.metrics.snapshots import metric_snapshot_take
 
     return {"snapshot_id": metric_snapshot_take(now=now).pk}
@@ -59,7 +63,10 @@ def _maintain_args(parser) -> None:
         "--task",
         choices=[*TASKS, "all"],
         default="all",
-        help="which job to run (default all); organise gives memories written before kinds, categories and abstracts existed all three",
+        help=(
+            "which job to run (default all); organise gives memories written before kinds, categories and abstracts existed all three; "
+            "vector-log trims the vector index's deletion log (SQLite; a search never writes it), keeping the newest deletes"
+        ),
     )
     parser.add_argument("--as-of", help="evaluate as if it were this ISO-8601 time (drills; default now)")
 

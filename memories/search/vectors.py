@@ -25,8 +25,9 @@ triggers. A new generation means rows changed: the rows with search_rev above th
 generation seen are read with their vectors (written to the file by whichever process
 reads them first), and the memories deleted since are read from the deletion log the
 delete trigger fills (migration 0010) and dropped, their slots zeroed; nothing is reloaded
-in full. The refresh that drops deletes trims the log once it is long (`prune_deletion_log`:
-the newest LOG_KEEP deletes stay, with a marker where the others were). A full load happens
+in full. A search only reads the log: maintenance trims it (`prune_deletion_log`, run by
+`memory maintain --task vector-log` and its schedule, memories/lifecycle/vector_log.py: the
+newest LOG_KEEP deletes stay, with a marker where the others were). A full load happens
 on a process's first search, a new epoch, a generation that went back (a restored
 database), another embedding model or dimension, a file replaced, removed or cut short, or
 a process so far behind that the log no longer holds every delete it has not seen; it reads
@@ -82,9 +83,9 @@ _FIELDS = ("ids", *_PER_ROW)
 _CHUNK = 2048
 # Deleted rows are taken out of the arrays once there are this many (or a 16th of the rows).
 _COMPACT_MIN = 4096
-# The deletion log keeps the newest LOG_KEEP deletes (16 bytes each) once it has grown past
-# twice that: a process fewer deletes behind catches up from the log, one further behind
-# loads in full (1.1 s for an extra worker at 100k memories over the shared file,
+# The deletion log keeps the newest LOG_KEEP deletes (16 bytes each) after each maintenance
+# prune (memories/lifecycle/vector_log.py): a process fewer deletes behind catches up from
+# the log, one further behind loads in full (1.1 s for an extra worker at 100k memories over the shared file,
 # docs/benchmarks/search-speed.md), once, like a worker that has just started.
 LOG_KEEP = 10_000
 # memory_id of the row a prune leaves in the log, under the newest generation it removed.
@@ -155,20 +156,6 @@ def prune_deletion_log(*, keep: int = LOG_KEEP) -> int:
         cursor.execute("DELETE FROM memories_vectordeletion WHERE rev <= %s", [horizon])
         cursor.execute("INSERT INTO memories_vectordeletion(memory_id, rev) VALUES (%s, %s)", [_PRUNED, horizon])
     return removed
-
-
-def _prune_if_long() -> int:
-    """Prune the log once it holds more than twice LOG_KEEP rows (outside a transaction).
-    A database that is busy or read-only for this process keeps its log until next time."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM memories_vectordeletion")
-        if int(cursor.fetchone()[0]) <= 2 * LOG_KEEP:
-            return 0
-    try:
-        return prune_deletion_log(keep=LOG_KEEP)
-    except DatabaseError as exc:
-        logger.warning("vector deletion log not pruned: %s", exc)
-        return 0
 
 
 def _model_in_use(model: str, dim: int) -> bool:
@@ -410,12 +397,8 @@ class VectorIndex:
                 self._tentative_all = in_transaction
                 self.loads["full"] += 1
             elif generation != self._generation or self._tentative_ids:
-                dropped = self._load_changes(generation, in_transaction, deleted)
+                self._load_changes(generation, in_transaction, deleted)
                 self.loads["incremental"] += 1
-                if dropped and not in_transaction:
-                    # This process has just zeroed those slots in the file: a good moment
-                    # to trim the log, whose oldest rows only a far-behind reader reads.
-                    self.loads["log_rows_pruned"] += _prune_if_long()
             if not in_transaction:
                 self._generation, self._epoch = generation, epoch
             elif needs_full:
@@ -473,10 +456,10 @@ class VectorIndex:
         self._row_by_id[rows.ids] = np.arange(len(rows.ids), dtype=np.int64)
         self._sorted_ids = None
 
-    def _load_changes(self, generation: int, in_transaction: bool, deleted: dict[int, int]) -> int:
+    def _load_changes(self, generation: int, in_transaction: bool, deleted: dict[int, int]) -> None:
         """Rows deleted (`deleted`: read from the log by the caller) or changed after the
         generation last seen, and rows seen tentatively inside a transaction that has ended
-        since: patched in place, no full reload. Returns how many rows were dropped."""
+        since: patched in place, no full reload."""
         raw = [row for chunk in self._fetch(self._generation) for row in chunk] if generation != self._generation else []
         if not in_transaction and self._tentative_ids:
             recheck = self._tentative_ids - {int(row[0]) for row in raw}
@@ -513,7 +496,6 @@ class VectorIndex:
             self._tentative_ids = set()
         if len(self._dead) > max(_COMPACT_MIN, len(self._rows.ids) // 16 if self._rows is not None else 0):
             self._compact()
-        return len(gone)
 
     def _build_first_pass(self) -> None:
         """The centre and every row's sign code, read from the store a chunk at a time (a

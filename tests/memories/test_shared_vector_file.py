@@ -22,6 +22,7 @@ import pytest
 from memories.embeddings.local import LocalE5Embedder
 from memories.search.vector_file import HEADER, LocalVectors, SharedVectors, shared_path
 from tests.fakes.openai_server import FakeOpenAI
+from tests.subprocess_env import isolated_env
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).parent / "scripts" / "vector_worker.py"
@@ -362,9 +363,10 @@ def test_the_deletion_log_is_pruned_and_a_reader_left_behind_loads_in_full(fresh
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_refresh_that_drops_deletes_prunes_a_long_log(make_memory, monkeypatch):
+def test_a_search_never_writes_the_log_and_maintenance_prunes_it(make_memory, monkeypatch, cli):
     """In process (the test database is in memory): the refresh that applies the deletes
-    trims the log once it is past twice LOG_KEEP; another index behind it reloads in full."""
+    of a log past LOG_KEEP reads it and writes nothing, to any table; `memory maintain
+    --task vector-log` trims it, and another index behind the trim reloads in full."""
     from django.db import connection
 
     from memories.embeddings import get_embedder
@@ -382,18 +384,85 @@ def test_a_refresh_that_drops_deletes_prunes_a_long_log(make_memory, monkeypatch
     behind, current = vectors.VectorIndex(), vectors.VectorIndex()
     assert len(behind.search(query, scope, 10)) == len(current.search(query, scope, 10)) == 7
 
-    memories_delete(memory_ids=[m.pk for m in doomed[:4]])
-    current.search(query, scope, 10)
-    assert current.loads["log_rows_pruned"] == 0, "four rows are not past twice LOG_KEEP"
-    memories_delete(memory_ids=[m.pk for m in doomed[4:]])
-    assert [m for m, _ in current.search(query, scope, 10)] == [kept.pk]
-    assert current.loads["log_rows_pruned"] == 4 and current.loads["full"] == 1
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*), min(memory_id) FROM memories_vectordeletion")
-        assert cursor.fetchone() == (3, -1)
+    # The flush after an earlier test can leave a row or two in the log: count from here.
+    earlier = len(_log_rows())
+    memories_delete(memory_ids=[m.pk for m in doomed])
+    # Rows changed by this connection since it opened: a search must add none.
+    changes = connection.connection.total_changes
+    for _ in range(3):
+        assert [m for m, _ in current.search(query, scope, 10)] == [kept.pk]
+    assert current.loads["deleted"] == 6 and current.loads["incremental"] == 1 and current.loads["full"] == 1
+    assert connection.connection.total_changes == changes, "a search wrote to the database"
+    logged = _log_rows()
+    assert len(logged) == earlier + 6 and [row[0] for row in logged[earlier:]] == sorted(m.pk for m in doomed), "all still logged"
 
+    code, body, err = cli("maintain", "--task", "vector-log", "--json")
+    assert code == 0, err
+    assert body == {"vector-log": {"pruned": earlier + 4, "kept": 2, "keep": 2}}
+    log = _log_rows()
+    assert len(log) == 3 and log[0][0] == -1 and [row[0] for row in log[1:]] == sorted(m.pk for m in doomed)[4:]
+    assert cli("maintain", "--task", "vector-log", "--json")[1]["vector-log"]["pruned"] == 0
+    assert _log_rows() == log, "a run with nothing to remove leaves the log as it was"
+
+    assert [m for m, _ in current.search(query, scope, 10)] == [kept.pk]
+    assert current.loads["full"] == 1, "a reader already past the prune needs nothing removed"
     assert [m for m, _ in behind.search(query, scope, 10)] == [kept.pk]
     assert behind.loads["log_pruned"] == 1 and behind.loads["full"] == 2
+
+
+def _log_rows() -> list[tuple[int, int]]:
+    """(memory_id, rev) of the test database's deletion log, oldest first."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT memory_id, rev FROM memories_vectordeletion ORDER BY rev, memory_id")
+        return [(int(memory_id), int(rev)) for memory_id, rev in cursor.fetchall()]
+
+
+def test_a_long_log_is_read_not_written_by_searches_and_pruned_by_the_maintenance_command(tmp_path):
+    """Two processes on a file database, the default LOG_KEEP: a searching process applies
+    more than twice LOG_KEEP deletes and no other connection sees a write (SQLite's
+    data_version moves only when another connection commits); `manage.py memory maintain
+    --task vector-log` then trims the log to LOG_KEEP with its marker, and the searcher,
+    already past it, goes on without a full load."""
+    from memories.search.vectors import LOG_KEEP
+
+    database = tmp_path / "lingix.db"
+    writer = Worker(database, migrate=True)
+    worker = Worker(database)
+    try:
+        [first] = writer("write", texts=[TEXTS[0]], advertiser="brand_A")["ids"]
+        assert worker("search", query=TEXTS[0], advertiser="brand_A")["hits"] == [first]
+        assert writer("copy_and_delete", copies=2 * LOG_KEEP + 50)["deleted"] == 2 * LOG_KEEP + 50
+        watcher = sqlite3.connect(database)
+        try:
+            version = watcher.execute("PRAGMA data_version").fetchone()[0]
+            for _ in range(2):
+                found = worker("search", query=TEXTS[0], advertiser="brand_A")
+                assert found["hits"] == [first] and found["loads"]["full"] == 1 and found["loads"]["deleted"] == 2 * LOG_KEEP + 50
+            assert watcher.execute("PRAGMA data_version").fetchone()[0] == version, "a search wrote to the database"
+        finally:
+            watcher.close()
+        assert len(_log(database)) == 2 * LOG_KEEP + 50
+
+        env = isolated_env(
+            DATABASE_URL=f"sqlite:///{database}", DJANGO_SETTINGS_MODULE="lingix_site.settings", MEMORY_LLM_PROVIDER="offline"
+        )
+        maintain = [sys.executable, "manage.py", "memory", "maintain", "--task", "vector-log"]
+        done = subprocess.run([*maintain, "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"vector-log": {"pruned": LOG_KEEP + 50, "kept": LOG_KEEP, "keep": LOG_KEEP}}
+        log = _log(database)
+        assert len(log) == LOG_KEEP + 1 and log[0][0] == -1
+        again = subprocess.run(maintain, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.splitlines() == ["vector-log:", "  pruned: 0", f"  kept: {LOG_KEEP}", f"  keep: {LOG_KEEP}"]
+
+        after = worker("search", query=TEXTS[0], advertiser="brand_A")
+        assert after["hits"] == [first] and after["loads"]["full"] == 1 and "log_pruned" not in after["loads"]
+    finally:
+        worker.close()
+        writer.close()
 
 
 def test_two_embedding_models_keep_a_file_each_and_never_replace_each_other(tmp_path):

@@ -26,7 +26,7 @@ def test_maintain_all_reports_what_each_task_did(demo_memories, make_memory, cli
     code, body, err = cli("maintain", "--task", "all", "--json")
 
     assert code == 0, err
-    assert set(body) == {"expire", "promote", "evict", "backfill", "organise", "snapshot"}
+    assert set(body) == {"expire", "promote", "evict", "backfill", "organise", "snapshot", "vector-log"}
     assert body["expire"]["expired"] == 1 and body["expire"]["memory_ids"] == [due.pk]
     assert body["backfill"]["embedded"] == 1  # the memory made without an embedding
     assert body["promote"]["candidates"] == 1  # demo #9 is the one mature strategy (seed-demo proposes it; this import alone does not)
@@ -42,6 +42,27 @@ def test_maintain_one_task_with_a_drill_clock(demo_memories, cli):
     assert code == 0 and list(body) == ["expire"]
     # Every demo L3 signal has a 24 h TTL: in 2099 they are all past it.
     assert body["expire"]["expired"] == sum(1 for m in demo_memories if m.layer == "L3") > 0
+
+
+def test_maintain_vector_log_exits_0_with_nothing_to_trim_or_no_log_at_all(db, cli):
+    """SQLite with a short log: nothing removed, no marker written. PostgreSQL keeps no
+    log (memories/lifecycle/vector_log.py): the task says so and succeeds."""
+    from django.db import connection
+
+    from memories.search.vectors import LOG_KEEP
+
+    code, body, err = cli("maintain", "--task", "vector-log", "--json")
+    assert code == 0, err
+    if connection.vendor == "sqlite":
+        assert body == {"vector-log": {"pruned": 0, "kept": 0, "keep": LOG_KEEP}}
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM memories_vectordeletion")
+            assert cursor.fetchone()[0] == 0
+    else:
+        assert body["vector-log"]["pruned"] == 0
+        assert body["vector-log"]["skipped"] == "PostgreSQL keeps no vector deletion log: nothing to prune"
+    code, text, err = cli("maintain", "--task", "vector-log")
+    assert code == 0 and text.splitlines()[:2] == ["vector-log:", "  pruned: 0"], err
 
 
 def test_maintain_rejects_bad_input_in_one_line(db, cli):

@@ -45,6 +45,16 @@ def test_declaring_again_rewrites_old_paths_keeps_tuning_and_never_duplicates(db
     assert not Schedule.objects.filter(func__startswith="memories.").exists()
 
 
+def test_the_vector_log_trim_is_scheduled_hourly_and_runs_through_the_queue(db):
+    added = import_module("lingix_site.migrations.0003_vector_log_schedule")
+    [(name, (func, schedule_type, _))] = added.SCHEDULES.items()
+    schedule = Schedule.objects.get(name=name)
+    assert schedule.func == func == "lingix_site.tasks.vector_log"
+    assert (schedule.schedule_type, schedule.repeats) == ("H", -1)
+    outcome = _run(func)
+    assert outcome["pruned"] == 0
+
+
 def _run(func: str):
     task_id = async_task(func)
     task = Task.objects.get(id=task_id)

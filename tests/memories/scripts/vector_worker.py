@@ -94,12 +94,30 @@ def prune(keep: int) -> dict:
     return {"pruned": prune_deletion_log(keep=keep)}
 
 
+def copy_and_delete(copies: int) -> dict:
+    """`copies` SQL copies of the first memory (each with its own content hash), then
+    deleted by SQL: a long deletion log, each row logged by the delete trigger as any is."""
+    from django.db import connection, transaction
+
+    columns = ", ".join(f'"{f.column}"' for f in Memory._meta.concrete_fields if f.column != "id")
+    copied = columns.replace('"content_hash"', "lower(hex(randomblob(32)))").replace('"supersedes_id"', "NULL")
+    first = Memory.objects.order_by("id").values_list("id", flat=True).first()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO memories_memory ({columns}) WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
+            f"SELECT {copied} FROM memories_memory, n WHERE memories_memory.id = %s",
+            [copies, first],
+        )
+        cursor.execute("DELETE FROM memories_memory WHERE id > %s", [first])
+        return {"deleted": cursor.rowcount}
+
+
 def model() -> dict:
     embedder = get_embedder()
     return {"model": embedder.model_name, "dimension": embedder.dimension}
 
 
-COMMANDS = {f.__name__: f for f in (write, supersede, archive, delete, search, write_rolled_back, refresh, prune, model)}
+COMMANDS = {f.__name__: f for f in (write, supersede, archive, delete, search, write_rolled_back, refresh, prune, copy_and_delete, model)}
 
 print(json.dumps({"ready": os.getpid()}), flush=True)
 for line in sys.stdin:
