@@ -19,6 +19,7 @@ JOB_LABELS = {
     "lingix_site.tasks.promote": _("promote mature L2 strategies to L4 templates"),
     "lingix_site.tasks.reflect": _("reflection"),
     "lingix_site.tasks.organise": _("organise: kinds, categories, abstracts"),
+    "lingix_site.tasks.vector_log": _("trim the vector index's deletion log"),
 }
 
 
