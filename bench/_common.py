@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -14,9 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -293,3 +297,64 @@ def serve_gunicorn(
         return subprocess.Popen(command, env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     finally:
         log.close()
+
+
+@dataclass(frozen=True)
+class ApiReply:
+    """What one request to the web API came back with. `status` -1 means no answer at all
+    (refused, reset, cut off half-way: what a killed or not yet started worker leaves), and
+    `failure` then says what failed; `body` is kept as sent, so a bench can look for words
+    in an error page that is not JSON."""
+
+    status: int
+    body: bytes
+    seconds: float
+    failure: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+    def payload(self) -> Any:
+        """The body as JSON; None when it is empty or not JSON."""
+        try:
+            return json.loads(self.body or b"null")
+        except ValueError:
+            return None
+
+
+def api_request(
+    base: str, token: str, method: str, path: str, body: dict | None = None, *, tag: str = "", timeout: float = 120.0
+) -> ApiReply:
+    """One request to the API at `base` with a bearer token, on a fresh connection; `tag`
+    goes in the X-Bench-Id header that ACCESS_LOG_FORMAT logs. A 4xx or 5xx is an answer
+    like any other: only a transport failure gives status -1."""
+    data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    if tag:
+        headers["X-Bench-Id"] = tag
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status, raw = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, raw = exc.code, exc.read()
+    # A worker killed mid-response can also leave an incomplete or unreadable one.
+    except (OSError, http.client.HTTPException) as exc:
+        return ApiReply(-1, b"", time.perf_counter() - started, failure=str(exc) or type(exc).__name__)
+    return ApiReply(status, raw, time.perf_counter() - started)
+
+
+def wait_until_serving(base: str, token: str, proc: subprocess.Popen, *, name: str, timeout: float = 180.0) -> None:
+    """Return once the server `proc` started answers GET /api/v1/status with 200; raise
+    RuntimeError (naming the server, `name`) when it exits first or stays silent for
+    `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited during start-up; see its log")
+        if api_request(base, token, "GET", "/api/v1/status", timeout=30).status == 200:
+            return
+        time.sleep(0.3)
+    raise RuntimeError(f"{name} did not answer within the start-up timeout")

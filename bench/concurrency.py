@@ -25,13 +25,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, emit, free_port, percentile, serve_gunicorn
+from bench._common import REPO, api_request, emit, free_port, percentile, serve_gunicorn, wait_until_serving
 
 SHARED_KEYS = [f"shared-turn-{i}" for i in range(10)]
 PRODUCTS = ["感冒药", "维生素", "口红", "粉底液", "蓝牙耳机", "笔记本电脑", "面膜", "止咳糖浆"]
@@ -39,26 +37,6 @@ PRODUCTS = ["感冒药", "维生素", "口红", "粉底液", "蓝牙耳机", "�
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _request(base: str, token: str, method: str, path: str, body: dict | None) -> tuple[int, Any, float]:
-    data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
-    req = urllib.request.Request(
-        base + path, data=data, method=method, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    )
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            payload = json.loads(resp.read() or b"null")
-            return resp.status, payload, time.perf_counter() - started
-    except urllib.error.HTTPError as exc:
-        try:
-            payload = json.loads(exc.read() or b"null")
-        except ValueError:
-            payload = None
-        return exc.code, payload, time.perf_counter() - started
-    except Exception as exc:  # noqa: BLE001 - a transport failure is a finding, not a crash
-        return -1, {"error": type(exc).__name__}, time.perf_counter() - started
 
 
 def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
@@ -80,7 +58,8 @@ def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
             else:
                 text = f"用户纠正：{advertiser} {product}第{worker}-{n}号计划出价不要超过{rng.randint(1, 9)}.{rng.randint(0, 9)}元"
             body = {"text": text, "advertiser": advertiser, "source": "user", "idempotency_key": key}
-            status, payload, seconds = _request(base, token, "POST", "/api/v1/ingest", body)
+            reply = api_request(base, token, "POST", "/api/v1/ingest", body, timeout=60)
+            status, payload, seconds = reply.status, reply.payload(), reply.seconds
             records.append({"kind": "ingest", "status": status, "seconds": seconds, "key": key, "sha": _sha(text), "reply": payload})
         elif roll < 0.5:
             summary = f"{advertiser} {product} 冷启动第{worker}-{n}轮：目标ROI 3.0，实际{rng.randint(25, 45) / 10}"
@@ -97,11 +76,13 @@ def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
                     "cause": "分时段出价",
                 },
             }
-            status, payload, seconds = _request(base, token, "POST", "/api/v1/trigger", body)
+            reply = api_request(base, token, "POST", "/api/v1/trigger", body, timeout=60)
+            status, payload, seconds = reply.status, reply.payload(), reply.seconds
             records.append({"kind": "trigger", "status": status, "seconds": seconds, "reply": payload})
         else:
             body = {"query": f"{product} 出价 预算", "advertiser": advertiser, "top_k": 5}
-            status, payload, seconds = _request(base, token, "POST", "/api/v1/search", body)
+            reply = api_request(base, token, "POST", "/api/v1/search", body, timeout=60)
+            status, payload, seconds = reply.status, reply.payload(), reply.seconds
             records.append(
                 {
                     "kind": "search",
@@ -168,13 +149,7 @@ def run(*, processes: int, calls: int, workers: int, use_env_database: bool) -> 
     server = serve_gunicorn(env=env, workers=workers, port=port, log_path=workdir / "gunicorn.log")
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            status, _, _ = _request(base, token, "GET", "/api/v1/status", None)
-            if status == 200:
-                break
-            if server.poll() is not None:
-                raise RuntimeError("gunicorn exited; see its log")
-            time.sleep(0.2)
+        wait_until_serving(base, token, server, name="gunicorn", timeout=90)
         started = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(processes) as pool:
             batches = pool.map(_client, [(base, token, w, calls) for w in range(processes)])

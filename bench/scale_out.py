@@ -51,8 +51,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import Counter
 from datetime import timedelta
@@ -63,6 +61,7 @@ from bench._common import (
     REPO,
     Progress,
     add_database_url_from_env,
+    api_request,
     emit,
     free_port,
     percentile,
@@ -70,6 +69,7 @@ from bench._common import (
     serve_gunicorn,
     stop_process,
     throwaway_postgres,
+    wait_until_serving,
 )
 
 WRITE_ADVERTISERS = [f"brand_scale_{i}" for i in range(1, 9)]
@@ -102,37 +102,9 @@ sys.stderr.write(json.dumps({"start": start, "end": time.time()}) + "\\n")
 
 # --- HTTP ------------------------------------------------------------------------
 def _call(base: str, token: str, method: str, path: str, body: dict | None, tag: str = "") -> tuple[int, Any, float]:
-    """One request on a fresh connection; (status, parsed body, seconds). A status of -1 is
-    a transport failure (refused, reset: what a killed worker leaves)."""
-    data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    if tag:
-        headers["X-Bench-Id"] = tag
-    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            code, raw = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        code, raw = exc.code, exc.read()
-    except (OSError, urllib.error.URLError):
-        return -1, None, time.perf_counter() - started
-    try:
-        payload = json.loads(raw or b"null")
-    except ValueError:
-        payload = None
-    return code, payload, time.perf_counter() - started
-
-
-def _wait_ready(base: str, token: str, proc: subprocess.Popen, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("gunicorn exited during start-up; see its log")
-        if _call(base, token, "GET", "/api/v1/status", None)[0] == 200:
-            return
-        time.sleep(0.3)
-    raise RuntimeError("gunicorn did not answer within the start-up timeout")
+    """bench._common.api_request as (status, parsed body, seconds); -1: no answer."""
+    reply = api_request(base, token, method, path, body, tag=tag)
+    return reply.status, reply.payload(), reply.seconds
 
 
 def _write_body(rng: random.Random, advertiser: str, n: int) -> tuple[str, dict[str, Any]]:
@@ -893,7 +865,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
             )
             procs.append(qclusters[-1])
             q_log.close()
-        _wait_ready(base, reader, gunicorn)
+        wait_until_serving(base, reader, gunicorn, name="gunicorn")
         # Warm every worker: the embedder and the index load on a worker's first search.
         for i in range(6 * args.workers):
             _call(base, reader, "POST", "/api/v1/search", {"query": f"出价 预算 {i}", "top_k": 3})
@@ -920,7 +892,7 @@ def run(args: argparse.Namespace, say: Progress) -> dict[str, Any]:
         base = f"http://127.0.0.1:{port}"
         gunicorn = serve_gunicorn(env=env_limited, workers=args.workers, port=port, log_path=workdir / "gunicorn-limited.log")
         procs.append(gunicorn)
-        _wait_ready(base, reader, gunicorn)
+        wait_until_serving(base, reader, gunicorn, name="gunicorn")
         result["limits"] = _limits(base, rate_token, slot_token, args.rate_limit, args.rate_clients, say)
         for proc in procs:
             stop_process(proc)

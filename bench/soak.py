@@ -30,15 +30,13 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench._common import free_port, stop_process
+from bench._common import api_request, free_port, stop_process, wait_until_serving
 
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("expire", "promote", "evict", "backfill", "reflect", "snapshot")
@@ -207,25 +205,12 @@ class Client:
         self.base, self.token, self.stats = base, token, stats
 
     def call(self, method: str, path: str, body: dict | None, kind: str) -> tuple[int, Any]:
-        data = json.dumps(body, ensure_ascii=False).encode() if body is not None else None
-        request = urllib.request.Request(
-            self.base + path,
-            data=data,
-            method=method,
-            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
-        )
-        started = time.perf_counter()
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                code, raw = response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            code, raw = exc.code, exc.read()
-        except OSError as exc:
+        reply = api_request(self.base, self.token, method, path, body, timeout=60)
+        if reply.status == -1:
             with self.stats.lock:
-                self.stats.transport_errors.append(f"{path}: {exc}")
+                self.stats.transport_errors.append(f"{path}: {reply.failure}")
             return 0, None
-        elapsed = (time.perf_counter() - started) * 1000
-        text = raw.decode("utf-8", "replace")
+        code, elapsed, text = reply.status, reply.seconds * 1000, reply.text
         with self.stats.lock:
             self.stats.requests[kind] += 1
             self.stats.status[code] += 1
@@ -236,10 +221,7 @@ class Client:
                 self.stats.server_errors.append(f"{path} {code}: {text[:200]}")
             elif code >= 400:
                 self.stats.client_errors.append(f"{path} {code}: {text[:200]}")
-        try:
-            return code, json.loads(text)
-        except ValueError:
-            return code, None
+        return code, reply.payload()
 
 
 def _writer(client: Client, seed: int, deadline: float) -> None:
@@ -355,22 +337,6 @@ def _manage(args: list[str], env: dict[str, str], quiet: bool) -> str:
     return done.stdout
 
 
-def _wait_http(base: str, token: str, timeout: float, proc: subprocess.Popen) -> None:
-    started = time.monotonic()
-    while time.monotonic() - started < timeout:
-        if proc.poll() is not None:
-            raise RuntimeError("runserver exited during start-up")
-        try:
-            request = urllib.request.Request(base + "/api/v1/status", headers={"Authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, timeout=5) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.3)
-    raise RuntimeError("runserver did not answer within the start-up timeout")
-
-
 def _percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -440,7 +406,7 @@ def run(
             [sys.executable, "manage.py", "qcluster"], cwd=REPO, env=env, stdout=q_log, stderr=subprocess.STDOUT, start_new_session=True
         )
         procs.append(qcluster)
-        _wait_http(base, token, 90, web)
+        wait_until_serving(base, token, web, name="runserver", timeout=90)
         # Seeded only now, so the short TTLs run out during the load, not during start-up.
         seeded = _seed_lifecycle_work(seconds)
         initial_rows = Memory.objects.count()
