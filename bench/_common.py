@@ -199,6 +199,134 @@ class RecallTally:
         return out
 
 
+def parse_modes(prog: str, text: str, allowed: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The search modes of a comma-separated --modes, or None (the one-line error written on
+    stderr) when it names none or one outside `allowed`."""
+    modes = tuple(m for m in text.split(",") if m)
+    if not modes or any(m not in allowed for m in modes):
+        sys.stderr.write(f"{prog}: error: --modes takes {', '.join(allowed)}\n")
+        return None
+    return modes
+
+
+def import_line(*, layer: str, content: str, advertiser: str, source: str, created_at: str | None, data: dict[str, Any]) -> str:
+    """One memory as a line of the trusted import (governance.write.imports), the way the
+    retrieval benches write theirs: no category, importance 5, `data` naming the memory's
+    key in the labelled set. The store cache (bench.store_cache) is keyed by these lines,
+    so their form must not drift."""
+    return json.dumps(
+        {
+            "layer": layer,
+            "content": content,
+            "advertiser": advertiser,
+            "category": "",
+            "source": source,
+            "importance": 5,
+            "created_at": created_at,
+            "data": data,
+        },
+        ensure_ascii=False,
+    )
+
+
+def imported_store(
+    label: str, lines: list[str], *, key: str, progress: Progress, reuse: bool, what: str, embed_progress: Any = None
+) -> dict[int, str]:
+    """Import `lines` (import_line) through the governed import path as bench.`label`, embed
+    them, and return each memory's id → its `data[key]`. With `reuse`, a store imported from
+    the same lines before is restored instead (bench.store_cache). `what` names what is
+    imported in the progress line; an import error ends the run with a one-line error."""
+    from governance.write.imports import memories_import
+    from memories.embeddings.store import embed_backfill
+    from memories.models import Memory
+
+    def build() -> None:
+        progress(f"importing {len(lines)} {what}")
+        report = memories_import(lines=lines, actor=f"bench.{label}", embed=False, label=label)
+        if report.errors:
+            raise SystemExit(f"bench.{label}: error: import failed: {report.errors[:3]}")
+        progress("embedding")
+        embed_backfill(batch_size=64, progress=embed_progress)
+
+    if reuse:
+        from bench.store_cache import restore_or_build
+
+        restore_or_build(label, lines, build, progress)
+    else:
+        build()
+    return {pk: data[key] for pk, data in Memory.objects.values_list("id", "data")}
+
+
+@dataclass(frozen=True)
+class LabelledQuery:
+    """One question of a retrieval set: its text, the scope it is searched in, its gold keys
+    and the buckets (RecallTally) it counts in."""
+
+    text: str
+    gold: set[str]
+    buckets: tuple[Hashable, ...]
+    advertisers: tuple[str, ...] | None
+    include_global: bool = True
+
+
+@dataclass
+class ScoredRun:
+    """The queries of one mode ranked and scored: each query's scores (in order), the whole
+    call's milliseconds (query embedding included), the search's own milliseconds as the
+    response reports them, and how often deep mode fell back."""
+
+    per_query: list[dict[str, float]]
+    wall_ms: list[float]
+    search_ms: list[float]
+    fallbacks: int
+
+    def latency(self) -> dict[str, float]:
+        return {"p50": round(percentile(self.wall_ms, 50), 2), "p95": round(percentile(self.wall_ms, 95), 2)}
+
+
+def score_queries(
+    queries: Iterable[LabelledQuery],
+    key_of: dict[int, str],
+    *,
+    mode: str,
+    top_k: int,
+    config: Any,
+    tally: RecallTally,
+    progress: Any = None,
+) -> ScoredRun:
+    """Rank every query with ranked_search, map the results to their keys (key_of: memory
+    id → key) and count each query in `tally`; `progress(n)` after every query."""
+    run = ScoredRun(per_query=[], wall_ms=[], search_ms=[], fallbacks=0)
+    for n, q in enumerate(queries, start=1):
+        started = time.perf_counter()
+        response = ranked_search(
+            query=q.text, advertisers=q.advertisers, include_global=q.include_global, mode=mode, top_k=top_k, config=config
+        )
+        run.wall_ms.append((time.perf_counter() - started) * 1000)
+        run.search_ms.append(response.search_ms)
+        if mode == "deep" and response.deep.get("fallback"):
+            run.fallbacks += 1
+        ranked = [key_of.get(r.memory.pk) for r in response.results]
+        run.per_query.append(tally.add(ranked, q.gold, q.buckets))
+        if progress is not None:
+            progress(n)
+    return run
+
+
+def render_by_kind(title: str, results: dict[str, dict[str, Any]]) -> str:
+    """The table of a retrieval bench whose JSON holds results[variant][mode] with an
+    overall row and rows by_kind (recall@5, recall@10, MRR; p50 on the overall row)."""
+    lines = [title, f"{'variant':14} {'mode':8} {'scope':12} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'p50ms':>7} {'n':>4}"]
+    for variant, modes in results.items():
+        for mode, result in modes.items():
+            for scope, row in [("overall", result["overall"]), *result["by_kind"].items()]:
+                lines.append(
+                    f"{variant:14} {mode:8} {scope:12} {row['recall@5']:6.3f} {row['recall@10']:6.3f} {row['mrr']:6.3f} "
+                    f"{result['latency_ms']['p50'] if scope == 'overall' else '':>7} {row['questions']:4d}"
+                )
+    return "\n".join(lines)
+
+
 def lancedb_version(prog: str) -> str | None:
     """The installed LanceDB's version for the benches that compare against it; None, after
     a one-line error on stderr naming `prog`, when it is missing (a bench-only extra,

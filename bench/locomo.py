@@ -21,8 +21,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
-from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
+from bench._common import (
+    REPO,
+    LabelledQuery,
+    Progress,
+    RecallTally,
+    emit,
+    import_line,
+    imported_store,
+    parse_modes,
+    score_queries,
+    setup_throwaway_django,
+)
+from bench.ranking_variants import add_variant_arguments, rank_every_variant, ranking_with, variants_for_run
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "locomo10.json"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -136,27 +147,18 @@ def advertiser_for(conversation: str) -> str:
 
 def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progress, reuse: bool = False) -> dict[int, str]:
     """Import every turn through the real import path and embed it; returns id → dia_id."""
-    from governance.write.imports import memories_import
-    from memories.embeddings.store import embed_backfill
-    from memories.models import Memory
-
     lines = []
     for conversation, conv_turns in turns.items():
         for i, turn in enumerate(conv_turns):
             when = _session_datetime(turn.session_date)
             lines.append(
-                json.dumps(
-                    {
-                        "layer": "L2",
-                        "content": turn_content(conv_turns, i, fmt),
-                        "advertiser": advertiser_for(conversation),
-                        "category": "",
-                        "source": "user",
-                        "importance": 5,
-                        "created_at": when.isoformat() if when else None,
-                        "data": {"dia_id": turn.dia_id},
-                    },
-                    ensure_ascii=False,
+                import_line(
+                    layer="L2",
+                    content=turn_content(conv_turns, i, fmt),
+                    advertiser=advertiser_for(conversation),
+                    source="user",
+                    created_at=when.isoformat() if when else None,
+                    data={"dia_id": turn.dia_id},
                 )
             )
     total = len(lines)
@@ -167,18 +169,8 @@ def build_store(turns: dict[str, list[Turn]], fmt: TurnFormat, progress: Progres
         if done[0] % 1024 < n or done[0] == total:
             progress(f"embedded {done[0]}/{total}")
 
-    def build() -> None:
-        progress(f"importing {len(lines)} turns from {len(turns)} conversations")
-        memories_import(lines=lines, actor="bench.locomo", embed=False, label="locomo")
-        embed_backfill(batch_size=64, progress=tick)
-
-    if reuse:
-        from bench.store_cache import restore_or_build
-
-        restore_or_build("locomo", lines, build, progress)
-    else:
-        build()
-    return {pk: data["dia_id"] for pk, data in Memory.objects.values_list("id", "data")}
+    what = f"turns from {len(turns)} conversations"
+    return imported_store("locomo", lines, key="dia_id", progress=progress, reuse=reuse, what=what, embed_progress=tick)
 
 
 def evaluate(
@@ -188,34 +180,31 @@ def evaluate(
     config: Any,
     progress: Progress,
 ) -> dict[str, Any]:
+    labelled = [
+        LabelledQuery(
+            text=q.question,
+            gold=set(q.evidence),
+            buckets=("overall", q.category),
+            advertisers=(advertiser_for(q.conversation),),
+            include_global=False,
+        )
+        for q in questions
+    ]
     per_mode: dict[str, Any] = {}
     for mode in modes:
         tally = RecallTally(KS, hit_at=10)
-        search_ms: list[float] = []
-        wall_ms: list[float] = []
-        for n, q in enumerate(questions, start=1):
-            started = time.perf_counter()
-            response = ranked_search(
-                query=q.question,
-                advertisers=(advertiser_for(q.conversation),),
-                include_global=False,
-                mode=mode,
-                top_k=max(KS),
-                config=config,
-            )
-            wall_ms.append((time.perf_counter() - started) * 1000)
-            search_ms.append(response.search_ms)
-            ranked = [dia_of.get(r.memory.pk) for r in response.results]
-            tally.add(ranked, set(q.evidence), ("overall", q.category))
+
+        def tick(n: int, mode: str = mode) -> None:
             if n % 250 == 0:
                 progress(f"{mode}: {n}/{len(questions)} questions")
 
+        run = score_queries(labelled, dia_of, mode=mode, top_k=max(KS), config=config, tally=tally, progress=tick)
         per_mode[mode] = {
             "overall": tally.summary("overall"),
             "by_category": {f"{c}-{CATEGORIES[c]}": tally.summary(c) for c in sorted(CATEGORIES) if c in tally},
-            "search_ms_mean": round(sum(search_ms) / max(1, len(search_ms)), 2),
+            "search_ms_mean": round(sum(run.search_ms) / max(1, len(run.search_ms)), 2),
             # Whole call, query embedding included (deep mode embeds several sub-queries).
-            "latency_ms": {"p50": round(percentile(wall_ms, 50), 2), "p95": round(percentile(wall_ms, 95), 2)},
+            "latency_ms": run.latency(),
         }
         progress(f"{mode}: recall@10 {per_mode[mode]['overall']['recall@10']}")
     return per_mode
@@ -282,9 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_file():
         sys.stderr.write(f"bench.locomo: error: no data file at {args.data} (use --data PATH)\n")
         return 2
-    modes = tuple(m for m in args.modes.split(",") if m)
-    if not modes or any(m not in MODES for m in modes):
-        sys.stderr.write("bench.locomo: error: --modes takes keyword, vector, hybrid and/or deep\n")
+    modes = parse_modes("bench.locomo", args.modes, MODES)
+    if modes is None:
         return 2
     fmt = TurnFormat()
     if args.context is not None:
@@ -325,11 +313,9 @@ def main(argv: list[str] | None = None) -> int:
 
     base = bench_ranking(args.product_defaults)
     t0 = time.perf_counter()
-    by_variant = {}
-    for index, (name, overrides) in enumerate(variants.items()):
-        progress(f"variant {name}: {overrides}")
-        chosen = modes_for_variant(index, modes, args.variant_modes)
-        by_variant[name] = evaluate(questions, dia_of, chosen, ranking_with(overrides, base), progress)
+    by_variant = rank_every_variant(
+        variants, modes, args.variant_modes, lambda mode, config: evaluate(questions, dia_of, (mode,), config, progress)[mode], base
+    )
     config = ranking_with(next(iter(variants.values())), base)
     if args.entity_ablation and "hybrid" in modes:
         first = next(iter(by_variant.values()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
@@ -73,3 +74,20 @@ def ranking_with(overrides: dict[str, Any], base: Any = None) -> Any:
     from memories.search.hybrid import DEFAULT_RANKING
 
     return replace(base if base is not None else DEFAULT_RANKING, **overrides)
+
+
+def rank_every_variant(
+    variants: dict[str, dict[str, Any]],
+    modes: tuple[str, ...],
+    variant_modes: str,
+    rank: Callable[[str, Any], dict[str, Any]],
+    base: Any = None,
+) -> dict[str, dict[str, Any]]:
+    """{variant: {mode: rank(mode, its RankingConfig)}} over one store: every variant's
+    overrides on top of `base` (the product default when None), each ranked in the modes
+    modes_for_variant gives it."""
+    results: dict[str, dict[str, Any]] = {}
+    for index, (name, overrides) in enumerate(variants.items()):
+        config = ranking_with(overrides, base)
+        results[name] = {mode: rank(mode, config) for mode in modes_for_variant(index, modes, variant_modes)}
+    return results

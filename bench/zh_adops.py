@@ -23,8 +23,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
-from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
+from bench._common import (
+    LabelledQuery,
+    Progress,
+    RecallTally,
+    emit,
+    import_line,
+    imported_store,
+    parse_modes,
+    render_by_kind,
+    score_queries,
+    setup_throwaway_django,
+)
+from bench.ranking_variants import add_variant_arguments, rank_every_variant, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_adops_retrieval.json"
 MODES = ("keyword", "vector", "hybrid", "deep")
@@ -39,77 +50,46 @@ def dated_content(content: str, created_at: str) -> str:
 
 
 def build_store(memories: list[dict[str, Any]], dates: bool, progress: Progress, reuse: bool = True) -> dict[int, str]:
-    from governance.write.imports import memories_import
-    from memories.embeddings.store import embed_backfill
-    from memories.models import Memory
-
+    """Import the set's notes (dated when `dates`) and embed them; returns id → key."""
     lines = [
-        json.dumps(
-            {
-                "layer": m["layer"],
-                "content": dated_content(m["content"], m["created_at"]) if dates else m["content"],
-                "advertiser": m["advertiser"],
-                "category": "",
-                "source": "human",
-                "importance": 5,
-                "created_at": m["created_at"],
-                "data": {"key": m["key"]},
-            },
-            ensure_ascii=False,
+        import_line(
+            layer=m["layer"],
+            content=dated_content(m["content"], m["created_at"]) if dates else m["content"],
+            advertiser=m["advertiser"],
+            source="human",
+            created_at=m["created_at"],
+            data={"key": m["key"]},
         )
         for m in memories
     ]
-
-    def build() -> None:
-        progress(f"importing {len(lines)} memories")
-        report = memories_import(lines=lines, actor="bench.zh_adops", embed=False, label="zh_adops")
-        if report.errors:
-            raise SystemExit(f"bench.zh_adops: error: import failed: {report.errors[:3]}")
-        progress("embedding")
-        embed_backfill(batch_size=64)
-
-    if reuse:
-        from bench.store_cache import restore_or_build
-
-        restore_or_build("zh_adops", lines, build, progress)
-    else:
-        build()
-    return {pk: data["key"] for pk, data in Memory.objects.values_list("id", "data")}
+    return imported_store("zh_adops", lines, key="key", progress=progress, reuse=reuse, what="memories")
 
 
 def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
     tally = RecallTally(KS, mrr=True)
-    latency: list[float] = []
-    fallbacks = 0
-    for q in queries:
-        scope = (q["advertiser"],) if q["advertiser"] else None
-        started = time.perf_counter()
-        response = ranked_search(query=q["query"], advertisers=scope, mode=mode, top_k=max(KS), config=config)
-        if mode == "deep":
-            fallbacks += 1 if response.deep.get("fallback") else 0
-        latency.append((time.perf_counter() - started) * 1000)
-        ranked = [key_of.get(r.memory.pk) for r in response.results]
-        tally.add(ranked, set(q["gold"]), ("overall", q["kind"]))
-
+    labelled = [
+        LabelledQuery(
+            text=q["query"],
+            gold=set(q["gold"]),
+            buckets=("overall", q["kind"]),
+            advertisers=(q["advertiser"],) if q["advertiser"] else None,
+        )
+        for q in queries
+    ]
+    run = score_queries(labelled, key_of, mode=mode, top_k=max(KS), config=config, tally=tally)
     return {
         "overall": tally.summary("overall"),
         "by_kind": {kind: tally.summary(kind) for kind in sorted(tally.buckets(), key=str) if kind != "overall"},
-        "latency_ms": {"p50": round(percentile(latency, 50), 2), "p95": round(percentile(latency, 95), 2)},
-        **({"fallbacks": fallbacks} if mode == "deep" else {}),
+        "latency_ms": run.latency(),
+        **({"fallbacks": run.fallbacks} if mode == "deep" else {}),
     }
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [f"Chinese ad-ops retrieval: {doc['queries']} queries over {doc['memories']} memories (dates in text: {doc['dates']})"]
-    lines.append(f"{'variant':14} {'mode':8} {'scope':12} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'p50ms':>7} {'n':>4}")
-    for variant, modes in doc["results"].items():
-        for mode, result in modes.items():
-            for scope, row in [("overall", result["overall"]), *result["by_kind"].items()]:
-                lines.append(
-                    f"{variant:14} {mode:8} {scope:12} {row['recall@5']:6.3f} {row['recall@10']:6.3f} {row['mrr']:6.3f} "
-                    f"{result['latency_ms']['p50'] if scope == 'overall' else '':>7} {row['questions']:4d}"
-                )
-    return "\n".join(lines)
+    return render_by_kind(
+        f"Chinese ad-ops retrieval: {doc['queries']} queries over {doc['memories']} memories (dates in text: {doc['dates']})",
+        doc["results"],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,9 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 
-    modes = tuple(m for m in args.modes.split(",") if m)
-    if not modes or any(m not in MODES for m in modes):
-        sys.stderr.write(f"bench.zh_adops: error: --modes takes {', '.join(MODES)}\n")
+    modes = parse_modes("bench.zh_adops", args.modes, MODES)
+    if modes is None:
         return 2
     try:
         doc_in = json.loads(args.data.read_text(encoding="utf-8"))
@@ -141,14 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     dates = not args.no_dates
     key_of = build_store(doc_in["memories"], dates, progress, reuse=not args.no_store_cache)
-    results: dict[str, Any] = {}
-    for index, (name, overrides) in enumerate(variants.items()):
-        config = ranking_with(overrides)
-        results[name] = {}
-        chosen = modes_for_variant(index, modes, args.variant_modes)
-        for mode in chosen:
-            results[name][mode] = evaluate(doc_in["queries"], key_of, mode, config)
-            progress(f"{name} {mode}: recall@10 {results[name][mode]['overall']['recall@10']}")
+
+    def rank(mode: str, config: Any) -> dict[str, Any]:
+        result = evaluate(doc_in["queries"], key_of, mode, config)
+        progress(f"{mode}: recall@10 {result['overall']['recall@10']}")
+        return result
+
+    results = rank_every_variant(variants, modes, args.variant_modes, rank)
     from memories.embeddings import get_embedder
 
     doc = {

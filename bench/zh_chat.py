@@ -29,8 +29,19 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from bench._common import Progress, RecallTally, emit, percentile, ranked_search, setup_throwaway_django
-from bench.ranking_variants import add_variant_arguments, modes_for_variant, ranking_with, variants_for_run
+from bench._common import (
+    LabelledQuery,
+    Progress,
+    RecallTally,
+    emit,
+    import_line,
+    imported_store,
+    parse_modes,
+    render_by_kind,
+    score_queries,
+    setup_throwaway_django,
+)
+from bench.ranking_variants import add_variant_arguments, rank_every_variant, variants_for_run
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_chat.txt"
 MODES = ("keyword", "vector", "hybrid", "deep")
@@ -108,18 +119,13 @@ def distractor_lines() -> list[str]:
 
     notes = json.loads(ADOPS_DATA.read_text(encoding="utf-8"))["memories"]
     return [
-        json.dumps(
-            {
-                "layer": note["layer"],
-                "content": dated_content(note["content"], note["created_at"]),
-                "advertiser": SCOPE,
-                "category": "",
-                "source": "human",
-                "importance": 5,
-                "created_at": note["created_at"],
-                "data": {"key": f"adops:{note['key']}"},
-            },
-            ensure_ascii=False,
+        import_line(
+            layer=note["layer"],
+            content=dated_content(note["content"], note["created_at"]),
+            advertiser=SCOPE,
+            source="human",
+            created_at=note["created_at"],
+            data={"key": f"adops:{note['key']}"},
         )
         for note in notes
     ]
@@ -128,78 +134,45 @@ def distractor_lines() -> list[str]:
 def build_store(chats: dict[str, list[ChatTurn]], progress: Progress, reuse: bool = True, distractors: bool = True) -> dict[int, str]:
     """Import every turn (and the distractors) through the governed import path and embed
     them; returns id → key."""
-    from governance.write.imports import memories_import
-    from memories.embeddings.store import embed_backfill
-    from memories.models import Memory
-
     lines = [
-        json.dumps(
-            {
-                "layer": "L2",
-                "content": turn_content(turns, i),
-                "advertiser": SCOPE,
-                "category": "",
-                "source": "user",
-                "importance": 5,
-                "created_at": turn.when.isoformat(),
-                "data": {"key": turn.key},
-            },
-            ensure_ascii=False,
+        import_line(
+            layer="L2",
+            content=turn_content(turns, i),
+            advertiser=SCOPE,
+            source="user",
+            created_at=turn.when.isoformat(),
+            data={"key": turn.key},
         )
         for turns in chats.values()
         for i, turn in enumerate(turns)
     ]
     if distractors:
         lines += distractor_lines()
-
-    def build() -> None:
-        progress(f"importing {len(lines)} memories ({len(chats)} chats{' and the ad-ops notes' if distractors else ''})")
-        report = memories_import(lines=lines, actor="bench.zh_chat", embed=False, label="zh_chat")
-        if report.errors:
-            raise SystemExit(f"bench.zh_chat: error: import failed: {report.errors[:3]}")
-        embed_backfill(batch_size=64)
-
-    if reuse:
-        from bench.store_cache import restore_or_build
-
-        restore_or_build("zh_chat", lines, build, progress)
-    else:
-        build()
-    return {pk: data["key"] for pk, data in Memory.objects.values_list("id", "data")}
+    what = f"memories ({len(chats)} chats{' and the ad-ops notes' if distractors else ''})"
+    return imported_store("zh_chat", lines, key="key", progress=progress, reuse=reuse, what=what)
 
 
 def evaluate(queries: list[ChatQuery], key_of: dict[int, str], mode: str, config: Any) -> dict[str, Any]:
     tally = RecallTally(KS, mrr=True)
-    latency: list[float] = []
-    per_query: list[dict[str, float]] = []
-    for q in queries:
-        started = time.perf_counter()
-        response = ranked_search(query=q.query, advertisers=(SCOPE,), include_global=False, mode=mode, top_k=max(KS), config=config)
-        latency.append((time.perf_counter() - started) * 1000)
-        ranked = [key_of.get(r.memory.pk) for r in response.results]
-        per_query.append(tally.add(ranked, set(q.gold), ("overall", q.kind)))
-
+    labelled = [
+        LabelledQuery(text=q.query, gold=set(q.gold), buckets=("overall", q.kind), advertisers=(SCOPE,), include_global=False)
+        for q in queries
+    ]
+    run = score_queries(labelled, key_of, mode=mode, top_k=max(KS), config=config, tally=tally)
     return {
         "overall": tally.summary("overall"),
         "by_kind": {kind: tally.summary(kind) for kind in KINDS if kind in tally},
-        "latency_ms": {"p50": round(percentile(latency, 50), 2), "p95": round(percentile(latency, 95), 2)},
-        "per_query_recall@10": [round(s["recall@10"], 4) for s in per_query],
+        "latency_ms": run.latency(),
+        "per_query_recall@10": [round(s["recall@10"], 4) for s in run.per_query],
     }
 
 
 def render(doc: dict[str, Any]) -> str:
-    lines = [
+    return render_by_kind(
         f"Chinese conversational retrieval: {doc['queries']} queries over {doc['turns']} turns of {doc['chats']} chats"
-        f" and {doc['distractors']} distractor notes"
-    ]
-    lines.append(f"{'variant':14} {'mode':8} {'scope':10} {'R@5':>6} {'R@10':>6} {'MRR':>6} {'n':>4}")
-    for variant, modes in doc["results"].items():
-        for mode, result in modes.items():
-            for scope, row in [("overall", result["overall"]), *result["by_kind"].items()]:
-                lines.append(
-                    f"{variant:14} {mode:8} {scope:10} {row['recall@5']:6.3f} {row['recall@10']:6.3f} {row['mrr']:6.3f} {row['questions']:4d}"
-                )
-    return "\n".join(lines)
+        f" and {doc['distractors']} distractor notes",
+        doc["results"],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,9 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
 
-    modes = tuple(m for m in args.modes.split(",") if m)
-    if not modes or any(m not in MODES for m in modes):
-        sys.stderr.write(f"bench.zh_chat: error: --modes takes {', '.join(MODES)}\n")
+    modes = parse_modes("bench.zh_chat", args.modes, MODES)
+    if modes is None:
         return 2
     try:
         chats, queries = load_chats(args.data)
@@ -230,16 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     if variants is None:
         return 2
     key_of = build_store(chats, progress, reuse=not args.no_store_cache, distractors=not args.no_distractors)
-    results: dict[str, Any] = {}
-    for index, (name, overrides) in enumerate(variants.items()):
-        config = ranking_with(overrides)
-        results[name] = {}
-        for mode in modes_for_variant(index, modes, args.variant_modes):
-            result = evaluate(queries, key_of, mode, config)
-            if not args.per_query:
-                result.pop("per_query_recall@10")
-            results[name][mode] = result
-            progress(f"{name} {mode}: recall@5 {result['overall']['recall@5']} recall@10 {result['overall']['recall@10']}")
+
+    def rank(mode: str, config: Any) -> dict[str, Any]:
+        result = evaluate(queries, key_of, mode, config)
+        if not args.per_query:
+            result.pop("per_query_recall@10")
+        progress(f"{mode}: recall@5 {result['overall']['recall@5']} recall@10 {result['overall']['recall@10']}")
+        return result
+
+    results = rank_every_variant(variants, modes, args.variant_modes, rank)
     from memories.embeddings import get_embedder
 
     doc = {

@@ -81,3 +81,51 @@ def test_wait_until_serving_names_a_server_that_died_during_start_up():
     dead.wait()
     with pytest.raises(RuntimeError, match="runserver exited during start-up"):
         wait_until_serving(f"http://127.0.0.1:{free_port()}", "tok", dead, name="runserver", timeout=10)
+
+
+def test_import_line_keeps_the_form_the_store_cache_is_keyed_by():
+    import json
+
+    from bench._common import import_line
+
+    line = import_line(
+        layer="L2",
+        content="（2024年11月11日）小王：预算先别动",
+        advertiser="zh-chat",
+        source="user",
+        created_at=None,
+        data={"key": "旅行:1:1"},
+    )
+    # The cache of imported stores hashes these exact bytes: key order and ensure_ascii matter.
+    assert line == (
+        '{"layer": "L2", "content": "（2024年11月11日）小王：预算先别动", "advertiser": "zh-chat", "category": "", '
+        '"source": "user", "importance": 5, "created_at": null, "data": {"key": "旅行:1:1"}}'
+    )
+    assert json.loads(line)["importance"] == 5
+
+
+def test_parse_modes_refuses_an_unknown_mode_in_one_line(capsys):
+    from bench._common import parse_modes
+
+    assert parse_modes("bench.zh_chat", "keyword,,hybrid", ("keyword", "vector", "hybrid")) == ("keyword", "hybrid")
+    assert parse_modes("bench.zh_chat", "关键词", ("keyword", "hybrid")) is None
+    assert parse_modes("bench.zh_chat", "", ("keyword",)) is None
+    assert capsys.readouterr().err.splitlines() == [
+        "bench.zh_chat: error: --modes takes keyword, hybrid",
+        "bench.zh_chat: error: --modes takes keyword",
+    ]
+
+
+def test_rank_every_variant_ranks_later_variants_only_in_the_variant_modes():
+    from bench.ranking_variants import rank_every_variant
+
+    variants = {"default": {}, "重关键词": {"keyword_weight": 0.7, "vector_weight": 0.3}}
+    calls = []
+
+    def rank(mode, config):
+        calls.append((mode, config.keyword_weight))
+        return {"mode": mode}
+
+    out = rank_every_variant(variants, ("keyword", "hybrid", "deep"), "hybrid", rank)
+    assert out == {"default": {m: {"mode": m} for m in ("keyword", "hybrid", "deep")}, "重关键词": {"hybrid": {"mode": "hybrid"}}}
+    assert calls[-1] == ("hybrid", 0.7) and calls[0][1] != 0.7
