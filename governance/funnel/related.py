@@ -15,7 +15,7 @@ from lingix_config import config
 from memories.constants import Layer, Status
 from memories.embeddings import Embedder, get_embedder
 from memories.embeddings.passage_cache import embed_passages_cached
-from memories.embeddings.store import embedding_text, memory_store_vectors, memory_vectors, stale_embedding_q
+from memories.embeddings.store import embedding_text, memory_store_vectors, memory_vectors, stale_embedding_q, with_vectors
 from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
@@ -155,8 +155,8 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     )
     hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
-    # Re-read the rows: the index may lag a change made in this very transaction.
-    rows = list(scope.filter(pk__in=ids).only(*_FIELDS))
+    # Re-read the rows (the index may lag a change made in this very transaction), their vectors with them.
+    rows = list(with_vectors(scope.filter(pk__in=ids).only(*_FIELDS)))
     if not rows:
         c.related = []
         return []

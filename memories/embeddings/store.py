@@ -13,8 +13,9 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection, transaction
-from django.db.models import Q
+from django.db import connection, connections, transaction
+from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 
 from memories.embeddings import EmbeddingError, get_embedder
 from memories.embeddings.passage_cache import embed_passages_cached
@@ -90,16 +91,41 @@ def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.n
 _READ_CHUNK = 5000
 
 
+# The attribute with_vectors gives each row: its pgvector column as a list of floats, or None.
+_VECTOR_ATTR = "stored_vector"
+
+
+def with_vectors(queryset: QuerySet[Memory]) -> QuerySet[Memory]:
+    """`queryset` with each row's vector read in the same query, for memory_vectors. On
+    PostgreSQL that is pgvector's column beside the row's fields (else memory_vectors reads
+    it in a query of its own); on SQLite the vector is a field of the row already, so the
+    queryset is returned as it is (load `embedding` with it)."""
+    db = connections[queryset.db]
+    if db.vendor != "postgresql":
+        return queryset
+    column = f"{db.ops.quote_name(Memory._meta.db_table)}.embedding_vec::real[]"
+    return queryset.annotate(**{_VECTOR_ATTR: RawSQL(column, ())})
+
+
 def memory_vectors(memories: Sequence[Memory]) -> list[np.ndarray | None]:
     """The stored vector of each memory (float32), None where it has none. On SQLite the
     bytes come from the rows themselves (load `embedding` with them: a deferred field costs
-    a query per row); on PostgreSQL from `embedding_vec`, in one query per 5,000 rows."""
+    a query per row); on PostgreSQL from rows read through with_vectors, and for any other
+    rows from `embedding_vec`, in one query per 5,000 rows."""
     import numpy as np
 
     if connection.vendor != "postgresql":
         return [None if m.embedding is None else np.frombuffer(bytes(m.embedding), dtype=np.float32) for m in memories]
-    found = stored_vectors([m.pk for m in memories])
-    return [found.get(m.pk) for m in memories]
+    unread = [m.pk for m in memories if _VECTOR_ATTR not in m.__dict__]
+    found = stored_vectors(unread) if unread else {}
+    vectors: list[np.ndarray | None] = []
+    for m in memories:
+        if _VECTOR_ATTR not in m.__dict__:
+            vectors.append(found.get(m.pk))
+            continue
+        value = m.__dict__[_VECTOR_ATTR]
+        vectors.append(None if value is None else np.asarray(value, dtype=np.float32))
+    return vectors
 
 
 def stored_vectors(memory_ids: Sequence[int], *, model_name: str | None = None, dimension: int | None = None) -> dict[int, np.ndarray]:

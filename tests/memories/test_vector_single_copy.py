@@ -9,9 +9,17 @@ import importlib
 import numpy as np
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from memories.embeddings import get_embedder
-from memories.embeddings.store import embed_backfill, embedding_text, memory_vectors, stale_embedding_q, stored_vectors
+from memories.embeddings.store import (
+    embed_backfill,
+    embedding_text,
+    memory_vectors,
+    stale_embedding_q,
+    stored_vectors,
+    with_vectors,
+)
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +63,23 @@ def test_a_memory_without_a_vector_is_stale_until_the_backfill(make_memory):
     assert not Memory.objects.filter(stale_embedding_q()).exists()
     assert memory_vectors([Memory.objects.get(pk=waiting.pk)])[0] is not None
     assert done.pk in stored_vectors([waiting.pk, done.pk])
+
+
+def test_rows_read_with_their_vectors_need_no_second_query(make_memory):
+    embedded = make_memory("brand_A 口红计划周末女性人群CTR为2.5% (weekend CTR)", advertiser="brand_A")
+    waiting = make_memory("brand_A 冷启动期前三天不宜频繁调价", advertiser="brand_A", embed=False)
+    rows = list(with_vectors(Memory.objects.filter(advertiser="brand_A").order_by("id")))
+    with CaptureQueriesContext(connection) as captured:
+        vectors = memory_vectors(rows)
+    assert len(captured) == 0, [q["sql"] for q in captured]
+    assert np.array_equal(vectors[0], stored_vectors([embedded.pk])[embedded.pk]) and vectors[0].dtype == np.float32
+    assert vectors[1] is None and rows[1].pk == waiting.pk
+    # Rows read the plain way still get theirs, in one query for all of them on PostgreSQL.
+    plain = list(Memory.objects.filter(advertiser="brand_A").order_by("id"))
+    with CaptureQueriesContext(connection) as captured:
+        again = memory_vectors(plain)
+    assert len(captured) == (1 if connection.vendor == "postgresql" else 0)
+    assert np.array_equal(again[0], vectors[0]) and again[1] is None
 
 
 @postgres_only

@@ -6,11 +6,13 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from governance.funnel.related import find_related
+from governance.funnel.types import Candidate
 from governance.intake.services import decision_for_event, event_ingest
 from governance.models import MemoryEvent, Trace
 from memories.embeddings import get_embedder
 from memories.embeddings.passage_cache import passage_vectors
-from memories.embeddings.store import embedding_text, memory_vectors
+from memories.embeddings.store import embedding_text, memory_vectors, stored_vectors
 from memories.models import Memory
 from memories.storage import memory_create
 
@@ -116,6 +118,46 @@ def test_the_neighbour_lookup_asks_its_own_indexes_not_the_whole_scope(no_sample
                 cursor.execute(f"EXPLAIN QUERY PLAN {sql}")
                 plan = " ".join(str(row[-1]) for row in cursor.fetchall())
                 assert index in plan and "created_at" not in plan and "mem_scope_idx" not in plan, plan
+
+
+def _vector_reads(captured: CaptureQueriesContext) -> list[str]:
+    """Queries that read stored vectors (not the index search, which compares in SQL)."""
+    return [q["sql"] for q in captured.captured_queries if "embedding_vec::real[]" in q["sql"]]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the vectors live in pgvector's column on PostgreSQL")
+def test_the_neighbours_come_back_with_their_vectors_in_one_query(no_sampled_audit, make_memory):
+    """The vector is not a field of the row on PostgreSQL; read after the rows, it was a
+    second query in every lookup, and a decision makes two (the funnel's, and the conflict
+    stage's refresh inside the write transaction)."""
+    for i in range(5):
+        make_memory(f"brand_A 感冒药计划第{i}周CTR为{i}.5%", advertiser="brand_A")
+    c = Candidate(content=RULE, trigger_type="correction", source="user", layer="L2", advertiser="brand_A")
+    with CaptureQueriesContext(connection) as captured:
+        found = find_related(c)
+    assert found
+    lookups = [q["sql"] for q in captured.captured_queries if "memories_memory" in q["sql"]]
+    # Anything in scope, rows without a current vector, rows with this text, the index, the rows.
+    assert len(lookups) == 5, lookups
+    (read,) = _vector_reads(captured)
+    assert '"memories_memory"."content"' in read, read
+    stored = stored_vectors([n["memory"].pk for n in found])
+    for neighbour in found:
+        assert neighbour["cosine"] == round(float(stored[neighbour["memory"].pk] @ c.probe), 4)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the vectors live in pgvector's column on PostgreSQL")
+def test_a_decision_reads_no_vector_apart_from_its_row(no_sampled_audit, make_memory):
+    make_memory("用户确认：brand_A 感冒药计划出价上限为2元", advertiser="brand_A")
+    waiting = make_memory("brand_A 感冒药计划出价不要超过1.8元 (bid cap)", advertiser="brand_A", embed=False)
+    with CaptureQueriesContext(connection) as captured:
+        decision = event_ingest(text=RULE, advertiser="brand_A", source="user", actor="token:a")
+    assert decision.action in {"WRITE", "UPDATE", "PENDING_REVIEW"}, decision.reasons
+    reads = _vector_reads(captured)
+    assert len(reads) == 2, reads
+    assert all('"memories_memory"."content"' in sql for sql in reads), reads
+    # The neighbour without a vector was embedded by the first lookup and kept.
+    assert waiting.pk in stored_vectors([waiting.pk])
 
 
 def test_the_commit_step_is_timed_in_its_trace(no_sampled_audit):
