@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import hashlib
 import http.client
 import json
 import os
@@ -125,6 +126,12 @@ def emit(document: dict[str, Any], as_json: bool, render) -> None:
         sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(render(document) + "\n")
+
+
+def text_sha256(text: str) -> str:
+    """The hex SHA-256 of a text: what the HTTP benches keep of each text they send or read
+    back, to check later that the database holds the same words."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -15,7 +15,6 @@ carrying the same event id). Exit code 0 only when all hold."""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import multiprocessing
 import os
@@ -29,14 +28,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench._common import REPO, api_request, emit, free_port, percentile, serve_gunicorn, wait_until_serving
+from bench._common import REPO, api_request, emit, free_port, percentile, serve_gunicorn, text_sha256, wait_until_serving
 
 SHARED_KEYS = [f"shared-turn-{i}" for i in range(10)]
 PRODUCTS = ["感冒药", "维生素", "口红", "粉底液", "蓝牙耳机", "笔记本电脑", "面膜", "止咳糖浆"]
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
@@ -60,7 +55,7 @@ def _client(args: tuple[str, str, int, int]) -> list[dict[str, Any]]:
             body = {"text": text, "advertiser": advertiser, "source": "user", "idempotency_key": key}
             reply = api_request(base, token, "POST", "/api/v1/ingest", body, timeout=60)
             status, payload, seconds = reply.status, reply.payload(), reply.seconds
-            records.append({"kind": "ingest", "status": status, "seconds": seconds, "key": key, "sha": _sha(text), "reply": payload})
+            records.append({"kind": "ingest", "status": status, "seconds": seconds, "key": key, "sha": text_sha256(text), "reply": payload})
         elif roll < 0.5:
             summary = f"{advertiser} {product} 冷启动第{worker}-{n}轮：目标ROI 3.0，实际{rng.randint(25, 45) / 10}"
             body = {
@@ -108,7 +103,7 @@ def _audit(records: list[dict[str, Any]]) -> dict[str, Any]:
         if event is None:
             problems.append(f"lost event {r['reply']['event_id']}")
             continue
-        if r["kind"] == "ingest" and _sha(event.raw_text) != r["sha"]:
+        if r["kind"] == "ingest" and text_sha256(event.raw_text) != r["sha"]:
             problems.append(f"event {event.pk} text differs from what was sent")
         if r["reply"]["action"] in ("WRITE", "UPDATE"):
             memory = Memory.objects.filter(pk=r["reply"]["memory_id"]).first()

@@ -68,6 +68,7 @@ from bench._common import (
     process_memory_mb,
     serve_gunicorn,
     stop_process,
+    text_sha256,
     throwaway_postgres,
     wait_until_serving,
 )
@@ -138,8 +139,6 @@ class Writer:
             self.records.append(self._send(path, body))
 
     def _send(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        from bench.concurrency import _sha
-
         transport_failures = 0
         while True:
             code, reply, seconds = _call(self.base, self.token, "POST", path, body, tag=body["idempotency_key"])
@@ -152,7 +151,7 @@ class Writer:
             "status": code,
             "seconds": seconds,
             "key": body["idempotency_key"],
-            "sha": _sha(body.get("text", "")),
+            "sha": text_sha256(body.get("text", "")),
             "reply": reply,
             "transport_failures": transport_failures,
             "end": time.perf_counter(),

@@ -20,7 +20,6 @@ no row deleted), and every task run succeeded. Exit code 0 only when all hold.""
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -36,7 +35,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from bench._common import api_request, free_port, stop_process, wait_until_serving
+from bench._common import api_request, free_port, stop_process, text_sha256, wait_until_serving
 
 REPO = Path(__file__).resolve().parent.parent
 TASKS = ("expire", "promote", "evict", "backfill", "reflect", "snapshot")
@@ -51,10 +50,6 @@ def _log(message: str, quiet: bool) -> None:
     if not quiet:
         sys.stderr.write(f"[soak {time.monotonic() - _T0:6.1f}s] {message}\n")
         sys.stderr.flush()
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # --- the load -------------------------------------------------------------------
@@ -246,7 +241,7 @@ def _writer(client: Client, seed: int, deadline: float) -> None:
             code, memory = client.call("GET", f"/api/v1/memories/{memory_id}", None, "read")
             if code == 200 and isinstance(memory, dict) and "content" in memory:
                 with client.stats.lock:
-                    client.stats.written[int(memory_id)] = _sha(memory["content"])
+                    client.stats.written[int(memory_id)] = text_sha256(memory["content"])
 
 
 def _searcher(client: Client, seed: int, deadline: float) -> None:
@@ -444,7 +439,7 @@ def run(
         # --- verification -----------------------------------------------------
         rows = {m.pk: m for m in Memory.objects.filter(pk__in=list(stats.written)).only("id", "content", "status")}
         missing = [i for i in stats.written if i not in rows]
-        mismatched = [i for i, digest in stats.written.items() if i in rows and _sha(rows[i].content) != digest]
+        mismatched = [i for i, digest in stats.written.items() if i in rows and text_sha256(rows[i].content) != digest]
         events = MemoryEvent.objects.filter(actor__icontains="soak").count() - events_before
         deleted = SearchState.objects.get(pk=1).epoch != initial_epoch
         logs = {name: (workdir / name).read_text(errors="replace") for name in ("web.log", "qcluster.log")}
