@@ -91,8 +91,18 @@ def memory_store_vectors(memories: list[Memory], vectors: np.ndarray | list[np.n
 _READ_CHUNK = 5000
 
 
-# The attribute with_vectors gives each row: its pgvector column as a list of floats, or None.
+# The attribute with_vectors gives each row: its pgvector column in pgvector's binary form, or None.
 _VECTOR_ATTR = "stored_vector"
+# pgvector's own binary form (two int16 headers, then big-endian float32s): as exact as real[],
+# and numpy decodes it at once, where real[] comes back as text turned into Python floats
+# (24 vectors of 384 by id: 2.5 ms against 4.1 ms, measured in one run).
+_PG_VECTOR = "vector_send({table}embedding_vec)"
+
+
+def _pg_vector(value: Any) -> np.ndarray:
+    import numpy as np
+
+    return np.frombuffer(bytes(value), dtype=">f4", offset=4).astype(np.float32)
 
 
 def with_vectors(queryset: QuerySet[Memory]) -> QuerySet[Memory]:
@@ -103,7 +113,7 @@ def with_vectors(queryset: QuerySet[Memory]) -> QuerySet[Memory]:
     db = connections[queryset.db]
     if db.vendor != "postgresql":
         return queryset
-    column = f"{db.ops.quote_name(Memory._meta.db_table)}.embedding_vec::real[]"
+    column = _PG_VECTOR.format(table=f"{db.ops.quote_name(Memory._meta.db_table)}.")
     return queryset.annotate(**{_VECTOR_ATTR: RawSQL(column, ())})
 
 
@@ -124,7 +134,7 @@ def memory_vectors(memories: Sequence[Memory]) -> list[np.ndarray | None]:
             vectors.append(found.get(m.pk))
             continue
         value = m.__dict__[_VECTOR_ATTR]
-        vectors.append(None if value is None else np.asarray(value, dtype=np.float32))
+        vectors.append(None if value is None else _pg_vector(value))
     return vectors
 
 
@@ -134,7 +144,7 @@ def stored_vectors(memory_ids: Sequence[int], *, model_name: str | None = None, 
     import numpy as np
 
     postgres = connection.vendor == "postgresql"
-    column = "embedding_vec::real[]" if postgres else "embedding"
+    column = _PG_VECTOR.format(table="") if postgres else "embedding"
     where = "embedding_vec IS NOT NULL" if postgres else "embedding IS NOT NULL"
     extra: list[Any] = []
     if model_name is not None:
@@ -154,10 +164,7 @@ def stored_vectors(memory_ids: Sequence[int], *, model_name: str | None = None, 
                 marks = ", ".join(["%s"] * len(chunk))
                 cursor.execute(f"SELECT id, {column} FROM memories_memory WHERE id IN ({marks}) AND {where}", [*chunk, *extra])
             for mid, value in cursor.fetchall():
-                if postgres:
-                    found[int(mid)] = np.asarray(value, dtype=np.float32)
-                else:
-                    found[int(mid)] = np.frombuffer(bytes(value), dtype=np.float32)
+                found[int(mid)] = _pg_vector(value) if postgres else np.frombuffer(bytes(value), dtype=np.float32)
     return found
 
 
