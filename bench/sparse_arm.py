@@ -28,7 +28,7 @@ train part of LoCoMo (conversations 0-4) by recall@10, and reports the held-out
 conversations 5-9, all ten, per category, and both Chinese sets for every variant, with the
 three-set verdict (kept only when no set's recall@5 or recall@10 falls below the hybrid's).
 
-    python -m bench.sparse_arm --all --json
+    python -m bench.sparse_arm --all --json [--keep DIR] [--conversations N] [--train-conversations 5]
     python -m bench.sparse_arm --set locomo|zh_adops|zh_chat --json
 """
 
@@ -296,7 +296,7 @@ def choose(train: dict[str, Any]) -> str:
     return max(fused, key=lambda v: (train[v]["overall"]["recall@10"], train[v]["overall"]["recall@5"]))
 
 
-def run_all(progress: Progress, keep: Path | None) -> dict[str, Any]:
+def run_all(progress: Progress, keep: Path | None, conversations: int | None = None, train: int = LOCOMO_TRAIN) -> dict[str, Any]:
     """The three sets one at a time; with `keep`, each set's document is written there and
     an existing one is read instead of running the set again."""
     docs: dict[str, Any] = {}
@@ -307,7 +307,8 @@ def run_all(progress: Progress, keep: Path | None) -> dict[str, Any]:
             continue
         progress(f"running bench.sparse_arm --set {name}")
         done = subprocess.run(
-            [sys.executable, "-m", "bench.sparse_arm", "--set", name, "--json"],
+            [sys.executable, "-m", "bench.sparse_arm", "--set", name, "--json"]
+            + (["--conversations", str(conversations)] if conversations and name == "locomo" else []),
             cwd=REPO,
             stdout=subprocess.PIPE,
             stderr=None,
@@ -319,18 +320,18 @@ def run_all(progress: Progress, keep: Path | None) -> dict[str, Any]:
         docs[name] = json.loads(done.stdout)
         if kept:
             kept.write_text(done.stdout, encoding="utf-8")
-    return analyse(docs)
+    return analyse(docs, train)
 
 
-def analyse(docs: dict[str, Any]) -> dict[str, Any]:
+def analyse(docs: dict[str, Any], train_conversations: int = LOCOMO_TRAIN) -> dict[str, Any]:
     names = variant_names()
     locomo = docs["locomo"]["per_query"]
-    train = summarise([r for r in locomo if r["conversation"] < LOCOMO_TRAIN], names)
-    held = summarise([r for r in locomo if r["conversation"] >= LOCOMO_TRAIN], names)
+    train = summarise([r for r in locomo if r["conversation"] < train_conversations], names)
+    held = summarise([r for r in locomo if r["conversation"] >= train_conversations], names)
     chosen = choose(train)
     tables = {
-        "locomo_train_0_4": train,
-        "locomo_heldout_5_9": held,
+        "locomo_train": train,
+        "locomo_heldout": held,
         "locomo_all": summarise(locomo, names),
         "zh_adops": summarise(docs["zh_adops"]["per_query"], names),
         "zh_chat": summarise(docs["zh_chat"]["per_query"], names),
@@ -346,6 +347,10 @@ def analyse(docs: dict[str, Any]) -> dict[str, Any]:
         verdicts[v] = {"falls": falls, "kept": not falls}
     return {
         "chosen_on_train": chosen,
+        "locomo_split": {
+            "train_conversations": list(range(train_conversations)),
+            "conversations": 1 + max(r["conversation"] for r in locomo),
+        },
         "tables": tables,
         "verdicts": verdicts,
         "cost": {name: docs[name]["cost"] for name in SETS},
@@ -357,7 +362,9 @@ def analyse(docs: dict[str, Any]) -> dict[str, Any]:
 def render(doc: dict[str, Any]) -> str:
     if "tables" not in doc:
         return json.dumps({k: v for k, v in doc.items() if k != "per_query"}, ensure_ascii=False)
-    lines = [f"Sparse third arm; fusion chosen on LoCoMo conversations 0-4: {doc['chosen_on_train']}"]
+    lines = [
+        f"Sparse third arm; fusion chosen on LoCoMo conversations {doc['locomo_split']['train_conversations']}: {doc['chosen_on_train']}"
+    ]
     sets = list(doc["tables"])
     lines.append(f"{'variant':10} " + " ".join(f"{s:>18}" for s in sets) + "  verdict (R@5/R@10)")
     for v in variant_names():
@@ -383,14 +390,17 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--set", choices=SETS, help="one set, per-query results (what --all reads)")
     group.add_argument("--all", action="store_true", help="the three sets, the fusion chosen on LoCoMo 0-4, the verdicts")
     parser.add_argument("--keep", type=Path, default=None, help="with --all: a directory keeping each set's document (reused if there)")
-    parser.add_argument("--conversations", type=int, default=None, help="with --set locomo: only the first N conversations")
+    parser.add_argument("--conversations", type=int, default=None, help="LoCoMo: only the first N conversations")
+    parser.add_argument(
+        "--train-conversations", type=int, default=LOCOMO_TRAIN, help="with --all: LoCoMo conversations that choose the fusion (default 5)"
+    )
     parser.add_argument("--limit-queries", type=int, default=None, help="with --set: only the first N queries (a smoke run)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
     progress = Progress(args.quiet)
     if args.all:
         try:
-            doc = run_all(progress, args.keep)
+            doc = run_all(progress, args.keep, args.conversations, args.train_conversations)
         except (RuntimeError, ValueError) as exc:
             sys.stderr.write(f"bench.sparse_arm: error: {exc}\n")
             return 1

@@ -62,5 +62,5 @@ def test_analyse_chooses_on_locomo_train_and_judges_every_set():
     doc = analyse(docs)
 
     assert doc["chosen_on_train"] == "w0.3"
-    assert doc["tables"]["locomo_heldout_5_9"]["w0.3"]["overall"]["recall@10"] == 0.5
+    assert doc["tables"]["locomo_heldout"]["w0.3"]["overall"]["recall@10"] == 0.5
     assert doc["verdicts"]["w0.3"]["kept"] and doc["tables"]["locomo_all"]["_found30"]["union"]["overall"] == 1.0
