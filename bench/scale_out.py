@@ -362,6 +362,8 @@ def _stage_times(advertisers: list[str]) -> dict[str, dict[str, Any]]:
     from governance.models import Trace
 
     inside = {stage.__name__.removeprefix("stage_") for stage in DEFAULT_PIPELINE if getattr(stage, "local", False)}
+    if "commit" in inside:
+        inside.add("decision")  # the commit stage's trace is the decision it commits
     times: dict[str, list[float]] = {}
     rows = Trace.objects.filter(event__advertiser__in=advertisers).order_by("id").values_list("stage", "latency_ms")
     for stage, latency in rows:
