@@ -292,7 +292,10 @@ class EraseOut(Schema):
     unreadable_task_payloads: int = Field(
         ..., description="django-q task payloads that could not be unpickled, so were not checked for the erased words"
     )
-    unreadable_task_ids: list[str] = Field(..., description="those tasks' ids (delete them in the admin, Django Q > Tasks)")
+    unreadable_task_ids: list[str] = Field(
+        ...,
+        description="those tasks' ids (delete them in the admin, Django Q > Tasks); empty for a token scoped to some advertisers, since the tasks are the whole system's",
+    )
 
 
 class ReviewDecisionIn(StrictIn):
