@@ -135,7 +135,6 @@ def test_every_node_adds_up_its_whole_subtree_after_writes_and_status_changes(de
     matches every active memory of the subtree by path, as a person would count them."""
     from django.db.models import Count
 
-    from governance.knowledge.organise.tree import SUMMARY_ORDER, SUMMARY_POINTS, _summary
     from governance.write.hard_rules import Authority, WriteOrigin
     from governance.write.memory import governed_set_status
     from memories.category_selectors import subtree_q
@@ -148,10 +147,17 @@ def test_every_node_adds_up_its_whole_subtree_after_writes_and_status_changes(de
     for node in nodes:
         active = Memory.objects.filter(subtree_q(node), status=Status.ACTIVE)
         by_kind = {row["kind"]: row["n"] for row in active.values("kind").annotate(n=Count("id"))}
-        top = active.order_by(*SUMMARY_ORDER)[:SUMMARY_POINTS]
         expected = (sum(by_kind.values()), by_kind.get(MemoryKind.EPISODIC, 0), by_kind.get(MemoryKind.SEMANTIC, 0))
         assert (node.memory_count, node.episodic_count, node.semantic_count) == expected, node.path
-        assert node.summary == _summary(node, top, by_kind, expected[0]), node.path
+        if not expected[0]:
+            assert node.summary == "暂无有效记忆。", node.path
+            continue
+        # What holds first (semantic), then the most important, the newest, the latest id.
+        top = active.order_by("-kind", "-importance", "-created_at", "-id")[:3]
+        points = [m.abstract_line or m.content[:60] for m in top]
+        assert node.summary.startswith(f"{expected[0]} 条有效记忆"), node.path
+        where = [node.summary.find(point) for point in points if point in node.summary]
+        assert where and where == sorted(where) and points[0] in node.summary, (node.path, points, node.summary)
 
 
 @pytest.mark.django_db
