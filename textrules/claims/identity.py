@@ -69,6 +69,10 @@ _BREAK = re.compile(r"[的了把将对给在让为是和与及说要想都也只
 _LEADING = re.compile(r"^(?:的|把|将|对|给|在|让|为|是|和|与|及|说|要|想|都|也|只|仅|投|推|那个|这个|那家|这家|那款|这款)+")
 
 
+# Where a name's key came from (Identity._keys).
+_KNOWN, _PROPER, _UNKNOWN = "known", "proper", "unknown"
+
+
 class IdentityVerdict(StrEnum):
     NONE = "none"  # no name on one side, or a name both share: nothing to ask
     SAME = "same"  # the names are one thing the store knows (an alias)
@@ -102,17 +106,34 @@ class Identity:
     def verdict(self) -> IdentityVerdict:
         if not self.old or not self.new or _share(self.old, self.new):
             return IdentityVerdict.NONE
-        old_keys, new_keys = self._keys(self.old), self._keys(self.new)
+        (old_keys, old_from), (new_keys, new_from) = self._keys(self.old), self._keys(self.new)
         if (old_keys & new_keys) - {None}:
             return IdentityVerdict.SAME
-        if None not in old_keys and None not in new_keys:
+        # Two things apart only on the same footing: both named by things the store knows, or
+        # both by proper names it has never been told are one. A proper name beside a known
+        # entity says nothing either way, and the entity may come from untrusted content.
+        if old_from == new_from and old_from in ({_KNOWN}, {_PROPER}):
             return IdentityVerdict.DIFFERENT
         return IdentityVerdict.UNKNOWN
 
-    def _keys(self, names: frozenset[str]) -> set[str | None]:
+    def _keys(self, names: frozenset[str]) -> tuple[set[str | None], set[str]]:
+        """Each name's key (what the store calls it, or the proper name itself; None when
+        nothing is known) and where the keys came from."""
         # "上海" beside "上海店" is one name said twice: the longer one speaks for both.
         longest = {n for n in names if not any(n != m and n in m for m in names)}
-        return {self.known.get(n) or (f"name:{n}" if n in self.proper else None) for n in longest}
+        keys: set[str | None] = set()
+        sources: set[str] = set()
+        for n in longest:
+            if n in self.known:
+                keys.add(self.known[n])
+                sources.add(_KNOWN)
+            elif n in self.proper:
+                keys.add(f"name:{n}")
+                sources.add(_PROPER)
+            else:
+                keys.add(None)
+                sources.add(_UNKNOWN)
+        return keys, sources
 
     def question(self) -> tuple[str, str]:
         """The two names, as a reviewer reads them ("旗舰店", "南京西路"; "core product",

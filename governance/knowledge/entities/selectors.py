@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from django.db.models import Q
 
+from memories.constants import Status
 from memories.entity_vocabulary import LEXICON, canonical
 from memories.models import Entity
 from textrules.claims import Identity, IdentityVerdict, subject_names
@@ -35,6 +36,9 @@ def entity_names_known(*, names: Iterable[str], advertiser: str | None) -> dict[
     scope = Q(memory_links__memory__advertiser__isnull=True)
     if advertiser:
         scope |= Q(memory_links__memory__advertiser=advertiser)
+    # Only what the store holds now: an entity named only by archived or replaced memories is
+    # not knowledge the write may lean on. One filter() call, so both conditions are one link.
+    scope &= Q(memory_links__memory__status=Status.ACTIVE)
     spelled = Q()
     for name in rest:
         spelled |= Q(name__iexact=name)

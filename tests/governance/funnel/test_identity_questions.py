@@ -78,6 +78,14 @@ def test_a_pair_told_apart_by_another_part_raises_no_question():
     assert found.kind == RelationKind.COMPATIBLE and found.facet != Facet.IDENTITY, found
 
 
+def test_a_proper_name_beside_a_known_thing_is_still_a_question():
+    """Two things apart only on the same footing: the store's entity (which untrusted content
+    may have named) says nothing about a model code it has never heard of."""
+    old, new = "旗舰机出价上限3元", "X5 Pro 出价上限2元"
+    assert Identity.between(old, new, {"旗舰机": "category:旗舰机"}).verdict() == IdentityVerdict.UNKNOWN
+    assert Identity.between(old, new, {"旗舰机": "category:旗舰机", "x5 pro": "plan:X5 Pro"}).verdict() == IdentityVerdict.DIFFERENT
+
+
 pytestmark = pytest.mark.django_db
 
 
@@ -95,6 +103,9 @@ def test_the_store_knows_vocabulary_aliases_and_its_own_entities_in_scope(ingest
     known = entity_names_known(names=["中秋礼盒", "周年礼盒", "红色礼盒"], advertiser="brand_tea")
     # Another advertiser's entity is not known here, and a name no memory links is not known at all.
     assert known == {"中秋礼盒": "category:中秋礼盒"}
+    # Nor is one only archived memories name: the store no longer holds it.
+    Memory.objects.filter(pk=mine.memory_id).update(status="archived")
+    assert entity_names_known(names=["中秋礼盒"], advertiser="brand_tea") == {}
 
 
 def test_an_unknown_name_parks_the_proposal_with_the_identity_question(ingest):
