@@ -37,9 +37,10 @@ Processes that embed with different models at the same time (during a change of 
 a deployment that runs two) each keep their model's file and never touch the other's
 header, so neither reloads because of the other. What the others need from one of them
 (`tidy_other_files`): a delete it sees is zeroed in the other models' files too, and its
-full loads remove the files of models no memory is embedded with any more (and the one
-`<database>.vectors` of the layout before), so a finished change of model leaves one file
-and no erased vector behind. Inside a transaction nothing is written: rows the file does
+committed full loads zero there the slots of ids that are no rows any more (as in its own
+file: a fresh `memory erase` process only loads in full) and remove the files of models no
+memory is embedded with any more (and the one `<database>.vectors` of the layout before), so
+a finished change of model leaves one file and no erased vector behind. Inside a transaction nothing is written: rows the file does
 not hold yet are kept in the process (`overlay`) until they are committed."""
 
 from __future__ import annotations
@@ -451,17 +452,32 @@ def file_header(path: Path) -> tuple[str, str, int] | None:
     return token.decode("ascii", "replace"), model.rstrip(b"\0").decode("utf-8", "replace"), int(dim)
 
 
+def erase_orphans(store: LocalVectors | SharedVectors, live_ids: np.ndarray, generation: int) -> int:
+    """Zero the slots of ids the store holds that are not rows any more (`live_ids`, read at
+    `generation`): deletes no process saw. Only slots older than `generation` are zeroed (the
+    guard in SharedVectors._write): a row another process inserted since is not ours to
+    zero. Returns how many slots were orphans."""
+    orphans = np.setdiff1d(store.held_ids(), live_ids, assume_unique=True)
+    if len(orphans):
+        store.erase(orphans, np.full(len(orphans), generation, dtype=np.int64))
+    return len(orphans)
+
+
 def tidy_other_files(
     database: Path,
     mine: Path,
     identity: Callable[[], tuple[str, int]],
     in_use: Callable[[str, int], bool],
     deleted: tuple[np.ndarray, np.ndarray] | None = None,
+    live: tuple[np.ndarray, int] | None = None,
 ) -> list[Path]:
     """Look after the files of this database kept for other models: remove the one of the
     old layout and those of models no row is embedded with any more (`in_use`), and zero
     the slots of `deleted` (ids, generation of each delete) in the others, so an erased
-    memory's vector does not stay in a file no process of ours maps. Returns the files
+    memory's vector does not stay in a file no process of ours maps. `live` (every row's id,
+    the generation they were read at), given by a committed full load: zero in the others
+    the slots of ids that are no rows any more (erase_orphans), as the load does in its own
+    file, since a fresh process loads in full and has no deletes to pass. Returns the files
     removed. A process of the other model that still maps a removed file sees it gone and
     loads afresh, writing a new one."""
     removed = []
@@ -476,14 +492,17 @@ def tidy_other_files(
             removed.append(path)
             logger.info("vector file %s removed: no memory is embedded with its model", path)
             continue
-        if deleted is not None and len(deleted[0]):
+        if (deleted is not None and len(deleted[0])) or live is not None:
             try:
                 other = SharedVectors(path, header[1], header[2], identity)
             except OSError as exc:
                 logger.warning("vector file %s: deleted slots not zeroed (%s)", path, exc)
                 continue
             try:
-                other.erase(*deleted)
+                if deleted is not None and len(deleted[0]):
+                    other.erase(*deleted)
+                if live is not None:
+                    erase_orphans(other, *live)
             finally:
                 other.close()
     return removed

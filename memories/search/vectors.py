@@ -55,7 +55,7 @@ from memories.embeddings import get_embedder
 from memories.search.filters import SearchFilter
 from memories.search.fts import organised_ids
 from memories.search.state import read_search_state
-from memories.search.vector_file import LocalVectors, SharedVectors, shared_path, tidy_other_files
+from memories.search.vector_file import LocalVectors, SharedVectors, erase_orphans, shared_path, tidy_other_files
 
 logger = logging.getLogger(__name__)
 
@@ -329,18 +329,18 @@ class VectorIndex:
             except (OSError, DatabaseError) as exc:
                 logger.warning("vector index kept in process: %s cannot be used (%s)", path, exc)
             else:
-                self._tidy_other_files(None)
                 return store
         return LocalVectors(self._dim)
 
-    def _tidy_other_files(self, deleted: tuple[np.ndarray, np.ndarray] | None) -> None:
+    def _tidy_other_files(self, deleted: tuple[np.ndarray, np.ndarray] | None, live: tuple[np.ndarray, int] | None = None) -> None:
         """The files other models keep beside ours (vector_file.tidy_other_files): a full
-        load removes those no row needs, a delete is zeroed in the others too."""
+        load removes those no row needs and, committed, zeroes in the others the ids that
+        are no rows any more (`live`); a delete is zeroed in the others too."""
         path = shared_path(connection.settings_dict["NAME"], self._model, self._dim)
         if path is None:
             return
         try:
-            tidy_other_files(Path(connection.settings_dict["NAME"]), path, _file_identity, _model_in_use, deleted)
+            tidy_other_files(Path(connection.settings_dict["NAME"]), path, _file_identity, _model_in_use, deleted, live)
         except (OSError, DatabaseError) as exc:
             logger.warning("vector files of other models beside %s not tidied (%s)", path, exc)
 
@@ -438,11 +438,13 @@ class VectorIndex:
                 keep = fetched.has_vector
                 self._store.put(fetched.ids[keep], fetched_revs[keep], vectors[keep], committed=committed)
         if committed:
-            orphans = np.setdiff1d(self._store.held_ids(), rows.ids, assume_unique=True)
-            if len(orphans):
-                # Only slots older than the generation read first: a row another process
-                # inserted since is not ours to zero.
-                self._store.erase(orphans, np.full(len(orphans), generation, dtype=np.int64))
+            # Only slots older than the generation read first: a row another process
+            # inserted since is not ours to zero.
+            erase_orphans(self._store, rows.ids, generation)
+        if self._store.shared:
+            # The other models' files: deletes no process of theirs has seen are zeroed
+            # there too (a fresh `memory erase` process only ever loads in full).
+            self._tidy_other_files(None, (rows.ids, generation) if committed else None)
         self._rows = rows
         self._index_rows()
         self._dead = set()

@@ -465,17 +465,21 @@ def test_a_long_log_is_read_not_written_by_searches_and_pruned_by_the_maintenanc
         writer.close()
 
 
+def _other_env(fake: FakeOpenAI) -> dict[str, str]:
+    """A worker embedding with the fake OpenAI-compatible server (64 dimensions)."""
+    return {
+        "MEMORY_EMBEDDING_PROVIDER": "openai",
+        "MEMORY_EMBEDDING_BASE_URL": fake.base_url,
+        "MEMORY_EMBEDDING_MODEL": "fake-embedding",
+        "MEMORY_EMBEDDING_DIMENSIONS": "64",
+    }
+
+
 def test_two_embedding_models_keep_a_file_each_and_never_replace_each_other(tmp_path):
     database = tmp_path / "lingix.db"
     with FakeOpenAI(embedding_dim=64) as fake:
-        other_env = {
-            "MEMORY_EMBEDDING_PROVIDER": "openai",
-            "MEMORY_EMBEDDING_BASE_URL": fake.base_url,
-            "MEMORY_EMBEDDING_MODEL": "fake-embedding",
-            "MEMORY_EMBEDDING_DIMENSIONS": "64",
-        }
         bundled = Worker(database, migrate=True)
-        other = Worker(database, env=other_env)
+        other = Worker(database, env=_other_env(fake))
         try:
             assert other("model")["model"] == "openai/fake-embedding"
             other_file = _file(database, "openai/fake-embedding", 64)
@@ -516,6 +520,36 @@ def test_two_embedding_models_keep_a_file_each_and_never_replace_each_other(tmp_
             assert not other_file.exists() and not legacy.exists() and _file(database).exists()
         finally:
             bundled.close()
+            other.close()
+
+
+def test_a_delete_by_a_fresh_process_of_another_model_is_zeroed_in_that_models_file(tmp_path):
+    """`memory erase` runs in a fresh process, whose refresh is a full load: the erased
+    memory's slot in the other model's file is zeroed then, not when a process of that
+    model next loads."""
+    database = tmp_path / "lingix.db"
+    with FakeOpenAI(embedding_dim=64) as fake:
+        other = Worker(database, migrate=True, env=_other_env(fake))
+        try:
+            theirs = other("write", texts=TEXTS[3:], advertiser="brand_B")["ids"]
+            assert other("search", query=TEXTS[4], advertiser="brand_B")["hits"][0] == theirs[1]
+            other_file = _file(database, "openai/fake-embedding", 64)
+            assert _slot(database, theirs[0], other_file)[1].any()
+
+            fresh = Worker(database)  # the bundled model, never loaded before the delete
+            try:
+                fresh("delete", memory_ids=[theirs[0]])
+                loads = fresh("refresh")["loads"]
+            finally:
+                fresh.close()
+            assert loads["full"] == 1 and not loads.get("incremental"), loads
+
+            rev, vector = _slot(database, theirs[0], other_file)
+            assert rev < 0 and not vector.any()
+            assert all(_slot(database, memory_id, other_file)[1].any() for memory_id in theirs[1:])
+            hits = other("search", query=TEXTS[3], advertiser="brand_B")["hits"]
+            assert theirs[0] not in hits and theirs[1] in hits
+        finally:
             other.close()
 
 
