@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.subprocess_env import isolated_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,36 +115,6 @@ def test_backup_bench_restores_the_exact_store(tmp_path):
     # SQLite's vector search is an exact scan, so hybrid results come back identical too.
     assert doc["hybrid_results_identical"] is True and doc["hybrid_overlap_at_10"] == 1.0
     assert doc["fingerprint_before"] == doc["fingerprint_after_restore"]
-
-
-def test_backup_bench_never_replaces_a_database_it_was_not_told_to_use(tmp_path):
-    """It fills, changes and restores over the whole database: a DATABASE_URL naming an
-    operator's server is left alone (nothing listens at this one) and the bench runs on a
-    throwaway PostgreSQL instead; told to use DATABASE_URL, it wants PostgreSQL."""
-    prod = "postgres://ops@127.0.0.1:1/lingix_prod"
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.backup", "--json", "--quiet", "--size", "50"],
-        cwd=REPO,
-        env=isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), DATABASE_URL=prod),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    assert "with_postgres: PostgreSQL ready" in done.stderr
-    doc = json.loads(done.stdout)
-    assert doc["backend"] == "postgresql" and doc["memories"] == 50 and doc["restore_exact"] is True
-
-    refused = subprocess.run(
-        [sys.executable, "-m", "bench.backup", "--database-url-from-env", "--size", "50"],
-        cwd=REPO,
-        env=isolated_env(DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("needs DATABASE_URL=postgres://…")
-    assert not (tmp_path / "x.db").exists()
 
 
 def test_security_bench_runs_every_family_and_finds_no_stored_secret(tmp_path):
@@ -257,13 +229,25 @@ def test_scale_out_stops_its_servers_when_terminated_half_way(tmp_path):
                 os.kill(pid, signal.SIGKILL)
 
 
-def test_pg_vector_copies_never_writes_to_a_database_it_was_not_told_to_use(tmp_path):
-    """It creates and drops tables: a DATABASE_URL naming an operator's server is left alone
-    (nothing listens at this one; the bench would fail connecting to it) and the bench runs
-    on a throwaway PostgreSQL instead; told to use DATABASE_URL, it wants PostgreSQL."""
+# Benches that write over a whole database (fill, drop tables, restore) and what each run reports.
+GUARDED_BENCHES = [
+    (
+        "bench.backup",
+        ["--size", "50"],
+        lambda doc: doc["backend"] == "postgresql" and doc["memories"] == 50 and doc["restore_exact"] is True,
+    ),
+    ("bench.pg_vector_copies", ["--rows", "50"], lambda doc: doc["layouts"]["vector_only"]["bytes_per_row"] > 0),
+]
+
+
+@pytest.mark.parametrize(("module", "size", "reported"), GUARDED_BENCHES, ids=[m for m, _, _ in GUARDED_BENCHES])
+def test_a_writing_bench_never_touches_a_database_it_was_not_told_to_use(tmp_path, module, size, reported):
+    """A DATABASE_URL naming an operator's server is left alone (nothing listens at this one;
+    the bench would fail connecting to it) and the bench runs on a throwaway PostgreSQL
+    instead; told to use DATABASE_URL, it wants PostgreSQL."""
     prod = "postgres://ops@127.0.0.1:1/lingix_prod"
     done = subprocess.run(
-        [sys.executable, "-m", "bench.pg_vector_copies", "--json", "--quiet", "--rows", "50"],
+        [sys.executable, "-m", module, "--json", "--quiet", *size],
         cwd=REPO,
         env=isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), DATABASE_URL=prod),
         capture_output=True,
@@ -272,10 +256,11 @@ def test_pg_vector_copies_never_writes_to_a_database_it_was_not_told_to_use(tmp_
     )
     assert done.returncode == 0, done.stderr
     assert "with_postgres: PostgreSQL ready" in done.stderr
-    assert json.loads(done.stdout)["layouts"]["vector_only"]["bytes_per_row"] > 0
+    doc = json.loads(done.stdout)
+    assert reported(doc), doc
 
     refused = subprocess.run(
-        [sys.executable, "-m", "bench.pg_vector_copies", "--database-url-from-env"],
+        [sys.executable, "-m", module, "--database-url-from-env", *size],
         cwd=REPO,
         env=isolated_env(DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}"),
         capture_output=True,
