@@ -73,12 +73,14 @@ def relate(
     related_cosine: float,
     exception_to_global: bool = False,
     identity: Identity | None = None,
+    extends: bool = False,
 ) -> Relation | None:
     """None when the two are not about the same thing. `wording` is the textrules.claims
     wording_overlap of the two texts. `exception_to_global`: the old memory holds for
     everyone and the new one for one advertiser only, so a different rule for that
     advertiser is an exception, not a contradiction. `identity`: the names each side gives
-    its subject and what the store knows of them (an identity question when unknown)."""
+    its subject and what the store knows of them (an identity question when unknown).
+    `extends`: the new text is the old one with words added (textrules.claims extends_wording)."""
     if same_text:
         return Relation(DUPLICATE, str(Facet.TEXT))
     claims = relate_claims(new, old, wording=wording, identity=identity)
@@ -90,8 +92,13 @@ def relate(
     found = _from_claims(claims)
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
+    if found.kind == REFINEMENT and extends:
+        # The old statement word for word with a part added, and the part narrows it
+        # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
+        return found
     if found.kind == REFINEMENT and wording >= WORDING_REPEAT:
-        # Nearly the same words: a repeat that spells out one more detail, not a new rule.
+        # Nearly the same words, none added: a repeat that spells out a detail its data
+        # carries (a plan id), not a new rule.
         return Relation(DUPLICATE, str(Facet.TEXT), found.detail, found.matched)
     if found.kind == DUPLICATE and wording < WORDING_DUPLICATE and cosine < related_cosine - CONTRADICTION_MARGIN:
         return Relation(COMPATIBLE, str(Facet.TEXT), found.detail, found.matched)

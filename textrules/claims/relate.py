@@ -290,3 +290,22 @@ def wording_overlap(a: str, b: str) -> float:
     if not ga or not gb:
         return 0.0
     return len(ga & gb) / min(len(ga), len(gb))
+
+
+# The old statement's words the new one must hold, and the words it must add, to extend it.
+EXTENDS_HELD = 0.8
+EXTENDS_ADDED = 2
+# Who said it ("用户确认：", "客户补充：", "The user confirmed:"): not what was said. No digits,
+# so an id ("brand_3c_02:") or a time ("7:00") is never taken for one.
+_FRAME = re.compile(r"^[^：:\d]{1,20}(?:：|:(?!\d))\s*")
+
+
+def extends_wording(old: str, new: str) -> bool:
+    """The new text holds nearly all of the old one's words and adds some of its own: the
+    old statement said again with a part added ("CPC上限3.5元" → "CPC上限3.5元只在工作日生效"),
+    which the added words narrow, not a rewording of it. Like wording_overlap, it never
+    decides alone."""
+    old_grams, new_grams = _grams(_FRAME.sub("", old)), _grams(_FRAME.sub("", new))
+    if not old_grams:
+        return False
+    return len(old_grams & new_grams) / len(old_grams) >= EXTENDS_HELD and len(new_grams - old_grams) >= EXTENDS_ADDED

@@ -10,7 +10,7 @@ from governance.funnel.relation import relate
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from textrules.claims import extract_claim, wording_overlap
+from textrules.claims import extends_wording, extract_claim, wording_overlap
 
 
 def _relation(old: str, new: str, advertiser: str | None = None):
@@ -117,7 +117,42 @@ def test_a_part_named_on_one_side_only_is_parked_not_written_beside(old, new):
     assert found is not None and found.kind == "ambiguous", found
 
 
+@pytest.mark.parametrize(
+    "old,new,extends",
+    [
+        ("brand_A 医药OTC搜索出价上限2.5元", "用户补充：brand_A 医药OTC搜索出价上限2.5元只在周末执行", True),
+        ("brand_F: video ads target new mothers", "brand_F: video ads target new mothers in tier-2 cities only", True),
+        # Fewer words than the old one: said again with less, not extended.
+        ("本次冷启动计划用三阶段出价，目标ROI 3.0，实际做到3.4", "本次冷启动计划用三阶段出价，目标ROI 3.0，实际3.4", False),
+        # Reworded: the old one's words are not held.
+        ("brand_A 医药OTC搜索出价上限2.5元", "brand_A 搜索广告的出价别超过2.5元，周末也一样", False),
+    ],
+)
+def test_a_text_extends_another_only_when_it_holds_its_words_and_adds_some(old, new, extends):
+    assert extends_wording(old, new) is extends
+
+
 pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    "advertiser,old,new",
+    [
+        ("brand_A", "用户确认：brand_A 医药OTC搜索出价上限2.5元", "用户补充：brand_A 医药OTC搜索出价上限2.5元只在周末执行"),
+        (
+            "brand_F",
+            "The user confirmed: brand_F video ads target new mothers",
+            "The user confirmed: brand_F video ads target new mothers in tier-2 cities only",
+        ),
+    ],
+)
+def test_the_old_rule_with_a_narrowing_part_added_is_written_beside_it(ingest, advertiser, old, new):
+    first = ingest(old, source="user", advertiser=advertiser)
+    second = ingest(new, source="user", advertiser=advertiser)
+    assert first.action == "WRITE", first.reasons
+    # Not a repeat reinforced (the narrowing would be lost), not a change of the old rule.
+    assert second.action == "WRITE", second.reasons
+    assert Memory.objects.get(pk=first.memory_id).status == "active"
 
 
 def test_a_wednesday_rule_leaves_the_friday_rule_active(ingest):
