@@ -266,6 +266,11 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
         facet = open_parts[0] if open_parts else Facet.CONDITION
         kind = RelationKind.REFINEMENT if narrower or new.conditions > old.conditions else RelationKind.COMPATIBLE
         return ClaimRelation(kind, facet, "", "", tuple(matched))
+    if conditions_differ and new.conditions < old.conditions:
+        # The old one restricts ("only for 50-500 employees") and the new says the same
+        # without the restriction: the rule repeated loosely, or the restriction lifted.
+        # Neither a second memory nor a reinforcement; a person decides.
+        return ClaimRelation(RelationKind.AMBIGUOUS, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
     if conditions_differ:
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
     more_numbers = {q.role for q in new.quantities} - {q.role for q in old.quantities}

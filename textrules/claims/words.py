@@ -94,7 +94,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "汽车": (
-        r"汽车|\bauto(?:motive)?\b|\bcars?\b|车型",
+        r"汽车|\bauto(?:motive)?\b(?!-)|\bcars?\b|车型",
         {
             "新能源": r"新能源车?|电动车|\bEVs?\b|\belectric (?:cars?|vehicles?)\b",
             "SUV": r"\bSUVs?\b",
@@ -244,7 +244,8 @@ DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()
 PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
 
 LEVERS: dict[Lever, str] = {
-    Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbids?\b|\bbidding\b|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
+    # "bid on brand terms" buys keywords; it says nothing of the bid's level.
+    Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b)|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
     Lever.TARGETING: r"定向|人群包|受众|投放人群|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b",
@@ -253,7 +254,7 @@ LEVERS: dict[Lever, str] = {
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
     Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
     Lever.COMPLIANCE: r"合规|禁用词|违禁词|极限词|广告法|资质|审核|功效宣称|字样|宣称|用语|措辞|\bwording\b|\bcomplian\w*|\bprohibited\b|\bbanned words?\b|\bclaims?\b|\bdisclaimer\b",
-    Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b",
+    Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b|\b(?:brand|generic|competitor) terms?\b",
     Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b",
     Lever.PROMOTION: r"优惠券|满减|折扣|促销价|赠品|\bdiscounts?\b|\bcoupons?\b|\bpromo codes?\b",
     Lever.PACING: r"匀速|加速投放|\bpacing\b|\baccelerated delivery\b",
@@ -263,7 +264,8 @@ LEVER_RX = {lever: re.compile(rx, re.I | re.A) for lever, rx in LEVERS.items()}
 METRICS: dict[str, str] = {
     "roi": r"\bROI\b|\bROAS\b|投产比?|回报率",
     "ctr": r"\bCTR\b|点击率",
-    "cvr": r"\bCVR\b|转化率",
+    # A bare 转化 compared ("周六转化最差", "转化更好") is its rate.
+    "cvr": r"\bCVR\b|转化率|转化(?=最|更|较)",
     "cpa": r"\bCPA\b|转化成本|获客成本|\bCPL\b|线索成本|\bcost per (?:acquisition|lead|install)\b|\bCPI\b",
     "cpc": r"\bCPC\b|点击成本|单次点击",
     "cpm": r"\bCPM\b|千次曝光成本|千展成本",

@@ -132,6 +132,46 @@ def test_a_text_extends_another_only_when_it_holds_its_words_and_adds_some(old, 
     assert extends_wording(old, new) is extends
 
 
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("brand_A 医药OTC新客计划只投25-40岁女性", "brand_A 医药OTC新客计划投25-40岁女性"),
+        (
+            "brand_G: the CRM trial only for companies with 50-500 employees",
+            "brand_G: keep the CRM trial targeting on companies with 50-500 employees",
+        ),
+    ],
+)
+def test_a_restriction_dropped_is_for_a_person(old, new):
+    # Said again loosely, or the restriction lifted: not a second memory beside the first.
+    found = _relation(old, new)
+    assert found is not None and found.kind == "ambiguous" and found.signal == "condition", found
+
+
+def test_best_and_worst_of_the_same_slot_contradict_whether_or_not_the_rate_is_named():
+    found = _relation("brand_B 面膜直播间转化率周五最高", "用户说：brand_B 面膜直播间其实周五转化最差", advertiser="brand_B")
+    assert found is not None and found.kind == "contradiction" and found.signal == "polarity", found
+
+
+@pytest.mark.parametrize(
+    "text,levers",
+    [
+        # Buying keywords says nothing of the bid's level.
+        ("adv_fin_02: only bid on brand terms and fund auto-invest terms in search", {"keyword"}),
+        ("brand_A: bidding on competitor keywords is banned", {"keyword"}),
+        ("brand_A: raise the bid on weekends by 10%", {"bid"}),
+        ("brand_A: bid 2 yuan on brand keywords", {"bid", "keyword"}),
+    ],
+)
+def test_bidding_on_terms_is_about_keywords(text, levers):
+    assert {str(lever) for lever in extract_claim(text).levers} == levers
+
+
+def test_an_auto_compound_is_not_the_car_vertical():
+    assert extract_claim("adv_fin_02 pushes fund auto-invest plans").subject.categories == {"金融/基金"}
+    assert "汽车" in extract_claim("brand_C auto ads in search").subject.categories
+
+
 pytestmark = pytest.mark.django_db
 
 
