@@ -116,11 +116,8 @@ def memory_erase(request: HttpRequest, payload: EraseIn, memory_id: int = Path(.
         raise HttpError(403, "this token may not erase memories (an operator grants the erase right)")
     result = erase(memory_id=memory_id, reason=payload.reason, actor=token.actor, advertisers=token.scope).as_dict()
     asked = next(t for t in result["tombstones"] if t["memory_id"] == memory_id)
-    if token.scope is not None:
-        # The unreadable task rows are the whole system's, not this token's advertisers': a
-        # scoped token hears how many there are, and an operator's token (or the CLI) which.
-        result["unreadable_task_ids"] = []
-    # The service's whole report, so the API says what the CLI and the audit row say.
+    # The service's whole report, as much of it as this token may hear, so the API says what
+    # the CLI and the audit row say.
     return {**result, "tombstone": asked}
 
 

@@ -82,6 +82,9 @@ class EraseResult:
     storage: dict[str, Any] = field(default_factory=dict)
     # django-q tasks whose pickled payload could not be read, so not checked for the words.
     unreadable_tasks: list[str] = field(default_factory=list)
+    # Asked by a caller scoped to some advertisers. The unreadable task rows are the whole
+    # system's, not those advertisers': such a caller hears how many there are, an operator which.
+    scoped: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -89,7 +92,7 @@ class EraseResult:
             "tombstones": [tombstone_dict(t) for t in self.tombstones],
             "storage": self.storage,
             "unreadable_task_payloads": len(self.unreadable_tasks),
-            "unreadable_task_ids": self.unreadable_tasks,
+            "unreadable_task_ids": [] if self.scoped else self.unreadable_tasks,
         }
 
 
@@ -159,7 +162,9 @@ def memory_erase(*, memory_id: int, reason: str, actor: str, advertisers: tuple[
                 **_unreadable_extra(unreadable),
             },
         )
-    return EraseResult(tombstones=tombstones, storage=storage.storage_compact(), unreadable_tasks=unreadable)
+    return EraseResult(
+        tombstones=tombstones, storage=storage.storage_compact(), unreadable_tasks=unreadable, scoped=advertisers is not None
+    )
 
 
 def advertiser_erase(*, advertiser: str, reason: str, actor: str) -> EraseResult:
