@@ -1,4 +1,4 @@
-"""Every scheduled job, declared once, here beside the task module it calls.
+"""The scheduled jobs, pointed at the task module that calls them (lingix_site/tasks.py).
 
 update_or_create by name: a database that already holds these schedules under their
 earlier module path (memories.tasks) gets the same rows pointed at lingix_site.tasks, with
@@ -7,7 +7,8 @@ gets them as declared here."""
 
 from django.db import migrations
 
-# name: (task function, schedule type, minutes for the MINUTES type)
+from lingix_site.schedules import declare_schedules
+
 SCHEDULES = {
     "lifecycle: expire L3": ("lingix_site.tasks.expire", "I", 10),
     "lifecycle: embedding backfill": ("lingix_site.tasks.backfill", "I", 15),
@@ -18,24 +19,10 @@ SCHEDULES = {
 }
 
 
-def declare(apps, schema_editor):
-    Schedule = apps.get_model("django_q", "Schedule")
-    for name, (func, schedule_type, minutes) in SCHEDULES.items():
-        Schedule.objects.update_or_create(
-            name=name,
-            defaults={"func": func},
-            create_defaults={"func": func, "schedule_type": schedule_type, "minutes": minutes, "repeats": -1},
-        )
-
-
-def remove(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name__in=list(SCHEDULES)).delete()
-
-
 class Migration(migrations.Migration):
     dependencies = [
         # After the migration that first declared these names, so it is the one that rewrites them.
         ("memories", "0003_schedules"),
         ("django_q", "0019_alter_task_options_alter_ormq_key_alter_ormq_lock_and_more"),
     ]
-    operations = [migrations.RunPython(declare, remove)]
+    operations = [declare_schedules(SCHEDULES)]

@@ -9,23 +9,11 @@ an operator retuned in the admin is kept."""
 
 from django.db import migrations
 
+from lingix_site.schedules import declare_schedules
+
 SCHEDULES = {
     "lifecycle: vector deletion log": ("lingix_site.tasks.vector_log", "H", None),
 }
-
-
-def declare(apps, schema_editor):
-    Schedule = apps.get_model("django_q", "Schedule")
-    for name, (func, schedule_type, minutes) in SCHEDULES.items():
-        Schedule.objects.update_or_create(
-            name=name,
-            defaults={"func": func},
-            create_defaults={"func": func, "schedule_type": schedule_type, "minutes": minutes, "repeats": -1},
-        )
-
-
-def remove(apps, schema_editor):
-    apps.get_model("django_q", "Schedule").objects.filter(name__in=list(SCHEDULES)).delete()
 
 
 class Migration(migrations.Migration):
@@ -33,4 +21,4 @@ class Migration(migrations.Migration):
         ("lingix_site", "0002_organise_schedule"),
         ("memories", "0010_vector_deletion_log"),
     ]
-    operations = [migrations.RunPython(declare, remove)]
+    operations = [declare_schedules(SCHEDULES)]

@@ -36,13 +36,20 @@ def test_declaring_again_rewrites_old_paths_keeps_tuning_and_never_duplicates(db
     # operator had retuned the interval in the admin.
     Schedule.objects.filter(name="lifecycle: expire L3").update(minutes=99, func="memories.tasks.expire")
     Schedule.objects.filter(name="reflection").delete()
-    migration.declare(django_apps, None)
+    migration.Migration.operations[0].code(django_apps, None)
     expire = Schedule.objects.get(name="lifecycle: expire L3")
     assert (expire.func, expire.minutes) == ("lingix_site.tasks.expire", 99)
     reflection = Schedule.objects.get(name="reflection")
     assert (reflection.func, reflection.schedule_type, reflection.repeats) == ("lingix_site.tasks.reflect", "D", -1)
     assert Schedule.objects.filter(name__in=list(migration.SCHEDULES)).count() == len(migration.SCHEDULES)
     assert not Schedule.objects.filter(func__startswith="memories.").exists()
+
+
+def test_reversing_the_migration_removes_only_the_schedules_it_declared(db):
+    added = import_module("lingix_site.migrations.0003_vector_log_schedule")
+    added.Migration.operations[0].reverse_code(django_apps, None)
+    assert not Schedule.objects.filter(name__in=list(added.SCHEDULES)).exists()
+    assert Schedule.objects.filter(name__in=list(migration.SCHEDULES)).count() == len(migration.SCHEDULES)
 
 
 def test_the_vector_log_trim_is_scheduled_hourly_and_runs_through_the_queue(db):
