@@ -173,6 +173,7 @@ def _states_a_way_to_act(claim: Claim) -> bool:
         or "限定" in claim.conditions
         or sub.weekdays
         or sub.time_slots
+        or sub.dayparts
         or sub.audiences
     )
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from governance.funnel.relation import relate
+from governance.funnel.relation import CONTRADICTION, relate
 from governance.funnel.types import Candidate
 from governance.knowledge.entities.selectors import subject_identity
 from lingix_config import config
@@ -32,9 +32,18 @@ STALE_SCAN = 2000
 KEEP = 8
 
 
+def _layers_compared(c: Candidate) -> tuple[str, ...]:
+    """The proposal's own layer and the core rules, which bind every layer: a statement that
+    reverses an L1 rule ("夜间22点后也可以投" under "不投夜间22点后") goes to a person
+    (conflict.py), whichever layer it would be written in. Only a contradiction of a rule
+    from another layer counts (find_related)."""
+    return tuple(dict.fromkeys([str(c.layer), str(Layer.L1)]))
+
+
 def _scope_qs(c: Candidate) -> QuerySet[Memory]:
     now = timezone.now()
-    qs = Memory.objects.filter(status=Status.ACTIVE, layer=c.layer).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    qs = Memory.objects.filter(status=Status.ACTIVE, layer__in=_layers_compared(c))
+    qs = qs.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
     if c.advertiser:
         qs = qs.filter(Q(advertiser=c.advertiser) | Q(advertiser__isnull=True))
     else:
@@ -152,7 +161,7 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     if c.probe is None:
         c.probe = embed_passages_cached([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
     search_filter = SearchFilter(
-        advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(c.layer,), now=timezone.now()
+        advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=_layers_compared(c), now=timezone.now()
     )
     hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
@@ -169,6 +178,9 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
         # An L1 rule binds every advertiser; elsewhere one advertiser may differ from the global memory.
         exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
         rel = relation(c, m, cos, m.content_hash == new_hash, exception_to_global=exception)
+        if rel and m.layer != c.layer and rel["relation"] != CONTRADICTION:
+            # A core rule is here to be guarded, not repeated or refined from another layer.
+            continue
         if rel:
             found.append({"memory": m, "cosine": round(cos, 4), **rel})
     c.related = found

@@ -22,10 +22,13 @@ from textrules.claims.words import (
     DOWN,
     EVENT_RX,
     FALL,
+    FRAME,
     HYPOTHETICAL,
+    LATIN_UNIT,
     LEVER_RX,
     METRIC_RX,
     NOT_PLACES,
+    OPEN_TIME,
     ORDER,
     PERIOD_RX,
     PLACE,
@@ -105,6 +108,14 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
             start, end = (start + 12 if start < 12 else start), (end + 12 if end < 12 else end)
         if 0 <= start <= 24 and 0 <= end <= 24:
             slots.add((round(start, 2), round(end, 2)))
+    for m in OPEN_TIME.finditer(text):
+        hour, minute, side = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
+        at = int(hour) + int(minute or 0) / 60
+        if PM.search(text[max(0, m.start() - 4) : m.start()]) or (m.group(7) or "").lower() == "pm":
+            at = at + 12 if at < 12 else at
+        if 0 <= at <= 24:
+            after = side.lower() == "after" or "后" in side
+            slots.add((round(at, 2), 24.0) if after else (0.0, round(at, 2)))
     return frozenset(slots)
 
 
@@ -137,14 +148,16 @@ def _role_at(text: str, start: int, end: int) -> str:
 
 
 def _quantities(text: str) -> tuple[Quantity, ...]:
-    plain = s.without_time_ranges(AGE_RANGE.sub(" ", text))
+    plain = OPEN_TIME.sub(" ", s.without_time_ranges(AGE_RANGE.sub(" ", text)))
     out: list[Quantity] = []
     for m in re.finditer(r"(?<![A-Za-z_0-9.])(\d+(?:\.\d+)?)", plain):
         tail = plain[m.end() : m.end() + 1]
         value = float(m.group(1))
         if tail in {"年", "月", "日", "号", "/", "期"} or (1900 <= value <= 2100 and tail != "元"):
             continue
-        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or re.match(r"-?[A-Za-z]", plain[m.end() : m.end() + 2] or " "):
+        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or (
+            re.match(r"-?[A-Za-z]", plain[m.end() : m.end() + 2] or " ") and not LATIN_UNIT.match(plain, m.end())
+        ):
             continue  # an id like plan_07, a code like 618A or a format like 15-second, not a quantity
         unit_match = UNIT.match(plain, m.end())
         unit = (unit_match.group(1) or "").lower() if unit_match else ""
@@ -324,7 +337,9 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         events=_names(EVENT_RX, scope_text),
         places=places_in(scope_text),
     )
-    levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(text))
+    # The lever is in what was said, not in who said it ("合规部规定：…投放时段…" sets the schedule).
+    said = FRAME.sub("", text)
+    levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(said))
     if subject.channels and re.search(r"改投|换到|转投|切到|\bswitch\w* to\b|\bmove\w* to\b", text, re.I):
         levers |= {Lever.CHANNEL}
     # "ROI提升到4.2" reports how a metric moved (a trend), not which way a lever was set.
@@ -355,11 +370,13 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
 def _implicit_levers(subject: Subject, quantities: tuple[Quantity, ...], *, switched: bool, reports: bool) -> frozenset[Lever]:
     """The lever a statement sets without naming it: "暂停投放" switches delivery, "周末投放"
     schedules, "只投25-35岁男性" targets. A report of metrics sets none."""
+    timed = bool(subject.weekdays or subject.time_slots or subject.dayparts)
     if switched:
-        return frozenset({Lever.DELIVERY})
+        # "Stop … after 10pm", "周末暂停": switching delivery for a time is scheduling it too.
+        return frozenset({Lever.DELIVERY, Lever.SCHEDULE} if timed else {Lever.DELIVERY})
     if reports:
         return frozenset()
-    if subject.weekdays or subject.time_slots or subject.dayparts:
+    if timed:
         return frozenset({Lever.SCHEDULE})
     if subject.audiences or any(q.role in {"age", "radius"} for q in quantities):
         return frozenset({Lever.TARGETING})

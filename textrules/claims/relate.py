@@ -8,6 +8,7 @@ from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
+from textrules.claims.words import FRAME
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -287,11 +288,11 @@ def _grams(text: str) -> set[str]:
 
 
 def wording_overlap(a: str, b: str) -> float:
-    """Share of the shorter text's words and character pairs (numbers left out) found in
-    the other. It never decides a relation; it only tells two structurally equal claims
+    """Share of the shorter text's words and character pairs (numbers and a reporting frame
+    left out) found in the other. It never decides a relation; it only tells two structurally equal claims
     that are worded alike (a repeat) from two that say different things the claim
     vocabulary does not capture (a different product, store or event)."""
-    ga, gb = _grams(a), _grams(b)
+    ga, gb = _grams(FRAME.sub("", a)), _grams(FRAME.sub("", b))
     if not ga or not gb:
         return 0.0
     return len(ga & gb) / min(len(ga), len(gb))
@@ -300,9 +301,6 @@ def wording_overlap(a: str, b: str) -> float:
 # The old statement's words the new one must hold, and the words it must add, to extend it.
 EXTENDS_HELD = 0.8
 EXTENDS_ADDED = 2
-# Who said it ("用户确认：", "客户补充：", "The user confirmed:"): not what was said. No digits,
-# so an id ("brand_3c_02:") or a time ("7:00") is never taken for one.
-_FRAME = re.compile(r"^[^：:\d]{1,20}(?:：|:(?!\d))\s*")
 
 
 def extends_wording(old: str, new: str) -> bool:
@@ -310,7 +308,7 @@ def extends_wording(old: str, new: str) -> bool:
     old statement said again with a part added ("CPC上限3.5元" → "CPC上限3.5元只在工作日生效"),
     which the added words narrow, not a rewording of it. Like wording_overlap, it never
     decides alone."""
-    old_grams, new_grams = _grams(_FRAME.sub("", old)), _grams(_FRAME.sub("", new))
+    old_grams, new_grams = _grams(FRAME.sub("", old)), _grams(FRAME.sub("", new))
     if not old_grams:
         return False
     return len(old_grams & new_grams) / len(old_grams) >= EXTENDS_HELD and len(new_grams - old_grams) >= EXTENDS_ADDED

@@ -368,6 +368,18 @@ PLAN = re.compile(
 )
 UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)
 CURRENCY_BEFORE = re.compile(r"[$¥￥]\s*$")
+# Who said it ("用户确认：", "合规部规定：", "The user confirmed:"): not what was said. No digits,
+# so an id ("brand_3c_02:") or a time ("7:00") is never taken for one.
+FRAME = re.compile(r"^[^：:\d]{1,20}(?:：|:(?!\d))\s*")
+# A unit written against its number ("150k", "2x"): a figure, not an id like "618A".
+LATIN_UNIT = re.compile(r"(?:k|x|pp|usd|rmb|yuan)(?![A-Za-z])", re.I | re.A)
+# One end of the day given: "22点后", "晚上10点以后", "after 10pm" run to midnight, "8点前",
+# "before 8am" from it.
+OPEN_TIME = re.compile(
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时)\s*(以后|之后|后|以前|之前|前)"
+    r"|\b(after|before) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b",
+    re.I,
+)
 UNIT_CANON = {"％": "%", "个百分点": "pp", "块": "元", "k": "千", "x": "倍", "×": "倍", "usd": "$", "美元": "$", "rmb": "元", "yuan": "元"}
 ROLE_WINDOW = 14
 # A budget per day and one per month are different settings.

@@ -373,3 +373,52 @@ def test_everyday_words_are_not_read_as_claim_parts(text, assessments, condition
     claim = extract_claim(text)
     assert claim.polarity == 1
     assert (set(claim.assessments), set(claim.conditions), set(claim.subject.places)) == (assessments, conditions, places)
+
+
+def test_a_user_statement_that_reverses_a_core_rule_goes_to_an_operator(trigger, ingest):
+    # The rule is L1 and the statement would be L2: it is still compared with the rule, and
+    # a reversal is parked instead of written beside it.
+    rule = trigger("rule_update", summary="合规部规定：brand_A 信用卡广告不投夜间22点后", source="human", layer="L1", advertiser="brand_A")
+    said = ingest("客户说：brand_A 信用卡广告夜间22点后也可以投", source="user", advertiser="brand_A")
+    assert rule.action == "WRITE", rule.reasons
+    assert said.action == "PENDING_REVIEW", said.reasons
+    assert Memory.objects.get(pk=rule.memory_id).status == "active"
+    assert not Memory.objects.filter(layer="L2", advertiser="brand_A").exists()
+
+
+def test_a_statement_beside_a_core_rule_it_does_not_reverse_is_written(trigger, ingest):
+    trigger("rule_update", summary="合规部规定：brand_A 信用卡广告不投夜间22点后", source="human", layer="L1", advertiser="brand_A")
+    said = ingest("用户确认：brand_A 信用卡广告白天出价上浮10%", source="user", advertiser="brand_A")
+    assert said.action == "WRITE", said.reasons
+
+
+@pytest.mark.parametrize(
+    "text,slots",
+    [
+        ("adv_fin_01 信用卡广告夜间22点后也可以投", {(22.0, 24.0)}),
+        ("brand_A 晚上10点以后停投", {(22.0, 24.0)}),
+        ("brand_A: no ads after 10pm on weekdays", {(22.0, 24.0)}),
+        ("brand_A 早上8点前不投", {(0.0, 8.0)}),
+        ("brand_A: pause before 7am", {(0.0, 7.0)}),
+    ],
+)
+def test_one_end_of_the_day_is_a_time_slot_to_midnight_or_from_it(text, slots):
+    claim = extract_claim(text)
+    assert claim.subject.time_slots == slots
+    # The hour is a time, not a figure of some lever.
+    assert not claim.quantities
+
+
+def test_a_figure_with_its_unit_against_it_is_a_figure():
+    assert extract_claim("brand_edu said the March campaign budget is 150k yuan").quantities[0].amount() == 150_000
+    assert not extract_claim("618A 计划上线").quantities
+
+
+@pytest.mark.parametrize("text", ["brand_A 周末暂停直播投放", "Stop brand_L livestream ads after 10pm"])
+def test_switching_delivery_for_a_time_is_scheduling_it(text):
+    assert {str(lever) for lever in extract_claim(text).levers} == {"delivery", "schedule"}
+
+
+def test_a_part_of_the_day_is_a_way_to_act(ingest):
+    decision = ingest("用户要求：brand_A 医药OTC信息流只在晚间投放", source="user", advertiser="brand_A")
+    assert decision.action == "WRITE", decision.reasons
