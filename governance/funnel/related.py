@@ -20,7 +20,7 @@ from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
-from textrules.claims import Claim, extends_wording, extract_claim, wording_overlap
+from textrules.claims import Claim, compare_wording, extract_claim
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,11 +90,10 @@ def relation(
         memory_claim(memory),
         cosine=cosine,
         same_text=same_hash,
-        wording=wording_overlap(c.content, memory.content),
+        wording=compare_wording(memory.content, c.content),
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
         identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),
-        extends=extends_wording(memory.content, c.content),
     )
     return found.as_dict() if found else None
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textrules.claims import Claim, ClaimRelation, Facet, Identity, RelationKind, relate_claims
+from textrules.claims import Claim, ClaimRelation, Facet, Identity, RelationKind, Wording, relate_claims
 
 DUPLICATE = RelationKind.DUPLICATE.value
 CONTRADICTION = RelationKind.CONTRADICTION.value
@@ -69,21 +69,19 @@ def relate(
     *,
     cosine: float,
     same_text: bool,
-    wording: float,
+    wording: Wording,
     related_cosine: float,
     exception_to_global: bool = False,
     identity: Identity | None = None,
-    extends: bool = False,
 ) -> Relation | None:
-    """None when the two are not about the same thing. `wording` is the textrules.claims
-    wording_overlap of the two texts. `exception_to_global`: the old memory holds for
+    """None when the two are not about the same thing. `wording`: how the two texts' words
+    compare (textrules.claims compare_wording). `exception_to_global`: the old memory holds for
     everyone and the new one for one advertiser only, so a different rule for that
     advertiser is an exception, not a contradiction. `identity`: the names each side gives
-    its subject and what the store knows of them (an identity question when unknown).
-    `extends`: the new text is the old one with words added (textrules.claims extends_wording)."""
+    its subject and what the store knows of them (an identity question when unknown)."""
     if same_text:
         return Relation(DUPLICATE, str(Facet.TEXT))
-    claims = relate_claims(new, old, wording=wording, identity=identity)
+    claims = relate_claims(new, old, wording=wording.overlap, identity=identity)
     # Far apart in meaning, a pair is still compared when it sets the same lever and no part of
     # its subject differs (another language, a paraphrase): the one relation decides both.
     same_ground = bool(new.topic & old.topic) and claims.kind != RelationKind.COMPATIBLE
@@ -92,15 +90,15 @@ def relate(
     found = _from_claims(claims)
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
-    if found.kind == REFINEMENT and extends:
+    if found.kind == REFINEMENT and wording.extends:
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
-    if found.kind == REFINEMENT and wording >= WORDING_REPEAT:
+    if found.kind == REFINEMENT and wording.overlap >= WORDING_REPEAT:
         # Nearly the same words, none added: a repeat that spells out a detail its data
         # carries (a plan id), not a new rule.
         return Relation(DUPLICATE, str(Facet.TEXT), found.detail, found.matched)
-    if found.kind == DUPLICATE and wording < WORDING_DUPLICATE and cosine < related_cosine - CONTRADICTION_MARGIN:
+    if found.kind == DUPLICATE and wording.overlap < WORDING_DUPLICATE and cosine < related_cosine - CONTRADICTION_MARGIN:
         return Relation(COMPATIBLE, str(Facet.TEXT), found.detail, found.matched)
     if found.kind == REFINEMENT and found.signal not in _TOLD_APART and _shares_more_than_advertiser(found):
         # Something in common, and a part of the subject or a condition named on one side only:
@@ -108,6 +106,11 @@ def relate(
         # and the words cannot tell which. Writing it beside would keep a repeat; a person
         # decides instead. Sharing only the advertiser, there is no rule to repeat.
         found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
+    if found.kind == AMBIGUOUS and found.signal == str(Facet.CATEGORY) and wording.swapped_category:
+        # The same words but at one place, where one names a category and the other a thing the
+        # vocabulary does not know ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): two things.
+        before, after = wording.swapped_category
+        return Relation(COMPATIBLE, str(Facet.CATEGORY), f"{before} → {after}", found.matched)
     if found.kind == AMBIGUOUS and not found.matched and cosine < related_cosine:
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
         return None

@@ -42,7 +42,7 @@ from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
 from memories.timefmt import iso_local
-from textrules.claims import Claim, RelationKind, extends_wording, wording_overlap
+from textrules.claims import Claim, RelationKind, compare_wording
 from textrules.reasons import Reason, ReasonCode
 from textrules.safety import scan_data
 
@@ -95,11 +95,10 @@ def contradiction_between(a: _Claim, b: _Claim, *, known: Mapping[str, str] | No
         a.claim,
         cosine=cosine,
         same_text=a.memory.content_hash == b.memory.content_hash,
-        wording=wording_overlap(a.memory.content, b.memory.content),
+        wording=compare_wording(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
         # Both sides share one scope (find_contradictions groups by advertiser and layer).
         identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=a.memory.advertiser, known=known),
-        extends=extends_wording(a.memory.content, b.memory.content),
     )
     if found is None or found.kind != RelationKind.CONTRADICTION:
         return None

@@ -64,7 +64,7 @@ def _names(table: Mapping[str, re.Pattern[str]], text: str) -> frozenset[str]:
     return frozenset(name for name, rx in table.items() if rx.search(text))
 
 
-def _categories(text: str) -> frozenset[str]:
+def categories_in(text: str) -> frozenset[str]:
     found: set[str] = set()
     for vertical, (broad, fine) in VERTICAL_RX.items():
         fine_hits = {canon for canon, rx in fine.items() if rx.search(text)}
@@ -328,7 +328,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
     subject = Subject(
         advertiser=advertiser.lower() or (next(iter(advertisers)) if len(advertisers) == 1 else ""),
         plans=_plans(scope_text) | data_plans,
-        categories=_categories(scope_text),
+        categories=categories_in(scope_text),
         channels=_names(CHANNEL_RX, scope_text),
         audiences=_names(AUDIENCE_RX, scope_text),
         weekdays=_weekdays(scope_text),

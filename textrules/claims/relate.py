@@ -1,14 +1,12 @@
-"""How a new claim relates to a remembered one, and the one wording measure."""
+"""How a new claim relates to a remembered one."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
-from textrules.claims.words import FRAME
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -278,37 +276,3 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     if {r.split("/")[0] for r in more_numbers} & ({str(t) for t in shared} | {m for m in new.metrics}):
         return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
     return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
-
-
-def _grams(text: str) -> set[str]:
-    text = re.sub(r"[0-9.%％]+", " ", text.lower())
-    words = set(re.findall(r"[a-z_]+", text))
-    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
-    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
-
-
-def wording_overlap(a: str, b: str) -> float:
-    """Share of the shorter text's words and character pairs (numbers and a reporting frame
-    left out) found in the other. It never decides a relation; it only tells two structurally equal claims
-    that are worded alike (a repeat) from two that say different things the claim
-    vocabulary does not capture (a different product, store or event)."""
-    ga, gb = _grams(FRAME.sub("", a)), _grams(FRAME.sub("", b))
-    if not ga or not gb:
-        return 0.0
-    return len(ga & gb) / min(len(ga), len(gb))
-
-
-# The old statement's words the new one must hold, and the words it must add, to extend it.
-EXTENDS_HELD = 0.8
-EXTENDS_ADDED = 2
-
-
-def extends_wording(old: str, new: str) -> bool:
-    """The new text holds nearly all of the old one's words and adds some of its own: the
-    old statement said again with a part added ("CPC上限3.5元" → "CPC上限3.5元只在工作日生效"),
-    which the added words narrow, not a rewording of it. Like wording_overlap, it never
-    decides alone."""
-    old_grams, new_grams = _grams(FRAME.sub("", old)), _grams(FRAME.sub("", new))
-    if not old_grams:
-        return False
-    return len(old_grams & new_grams) / len(old_grams) >= EXTENDS_HELD and len(new_grams - old_grams) >= EXTENDS_ADDED

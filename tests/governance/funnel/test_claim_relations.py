@@ -10,7 +10,7 @@ from governance.funnel.relation import relate
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from textrules.claims import extends_wording, extract_claim, wording_overlap
+from textrules.claims import compare_wording, extends_wording, extract_claim, swapped_category
 
 
 def _relation(old: str, new: str, advertiser: str | None = None):
@@ -20,7 +20,7 @@ def _relation(old: str, new: str, advertiser: str | None = None):
         extract_claim(old, advertiser=advertiser),
         cosine=float(va @ vb),
         same_text=False,
-        wording=wording_overlap(old, new),
+        wording=compare_wording(old, new),
         related_cosine=0.92,
     )
 
@@ -170,6 +170,28 @@ def test_bidding_on_terms_is_about_keywords(text, levers):
 def test_an_auto_compound_is_not_the_car_vertical():
     assert extract_claim("adv_fin_02 pushes fund auto-invest plans").subject.categories == {"金融/基金"}
     assert "汽车" in extract_claim("brand_C auto ads in search").subject.categories
+
+
+@pytest.mark.parametrize(
+    "old,new,swapped",
+    [
+        ("brand_shoes 跑鞋日预算1.2万", "用户要求：brand_shoes 篮球鞋日预算1.2万", ("跑", "篮球")),
+        ("adv_local_01 火锅团购只投门店5公里内", "adv_local_01 烤肉团购的只投门店5公里内", ("火锅", "烤肉")),
+        # A yes swapped for a no at the same place is not a name swapped.
+        ("brand_home 主力款床垫不参加满减", "brand_home 云朵系列可以参加满减", None),
+        # Two places differ: the claims decide alone.
+        ("brand_shoes 跑鞋日预算1.2万", "brand_shoes 篮球鞋日预算1.5万", None),
+        # A synonym of a word the vocabulary knows names no category.
+        ("brand_A 医药OTC出价上调10%", "brand_A 医药OTC出价提高10%", None),
+    ],
+)
+def test_one_place_swapped_names_another_thing_only_when_a_category_is_there(old, new, swapped):
+    assert swapped_category(old, new) == swapped
+
+
+def test_a_product_the_vocabulary_lacks_in_place_of_one_it_knows_is_written_beside_it():
+    found = _relation("brand_home_01 床垫直播每周六晚7-10点", "用户要求：brand_home_01 枕头直播每周六晚7-10点", advertiser="brand_home_01")
+    assert found is not None and found.kind == "compatible" and found.signal == "category", found
 
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,108 @@
+"""How two statements' words compare. Never a relation on its own: the claims decide, and
+these only tell apart what the claim vocabulary cannot (a repeat from a rewording, a rule
+said again with a part added, a thing the vocabulary does not know named where the other
+names one it does)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from textrules.claims.extract import categories_in, extract_claim
+from textrules.claims.words import FRAME
+
+
+def _grams(text: str) -> set[str]:
+    text = re.sub(r"[0-9.%％]+", " ", text.lower())
+    words = set(re.findall(r"[a-z_]+", text))
+    cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+
+
+def wording_overlap(a: str, b: str) -> float:
+    """Share of the shorter text's words and character pairs (numbers and a reporting frame
+    left out) found in the other. It never decides a relation; it only tells two structurally equal claims
+    that are worded alike (a repeat) from two that say different things the claim
+    vocabulary does not capture (a different product, store or event)."""
+    ga, gb = _grams(FRAME.sub("", a)), _grams(FRAME.sub("", b))
+    if not ga or not gb:
+        return 0.0
+    return len(ga & gb) / min(len(ga), len(gb))
+
+
+# The old statement's words the new one must hold, and the words it must add, to extend it.
+EXTENDS_HELD = 0.8
+EXTENDS_ADDED = 2
+
+
+def extends_wording(old: str, new: str) -> bool:
+    """The new text holds nearly all of the old one's words and adds some of its own: the
+    old statement said again with a part added ("CPC上限3.5元" → "CPC上限3.5元只在工作日生效"),
+    which the added words narrow, not a rewording of it. Like wording_overlap, it never
+    decides alone."""
+    old_grams, new_grams = _grams(FRAME.sub("", old)), _grams(FRAME.sub("", new))
+    if not old_grams:
+        return False
+    return len(old_grams & new_grams) / len(old_grams) >= EXTENDS_HELD and len(new_grams - old_grams) >= EXTENDS_ADDED
+
+
+# Left out before two texts are aligned: they join words, they do not name anything.
+_JOINERS = re.compile(r"[的之\s，,。.、；;！!？?]")
+# Around the one place two texts differ, this many characters of context each side (a
+# category word may start or end just outside it: "跑" / "篮球" within "跑鞋" / "篮球鞋").
+_CONTEXT = 2
+
+
+def swapped_category(old: str, new: str) -> tuple[str, str] | None:
+    """Where two texts are the same but for one place, and that place names a category of the
+    vocabulary on one side only, or a finer one ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): the words each side
+    has there. The other side names another thing the vocabulary does not know. None when
+    they differ in more than one place, or one only adds or drops words."""
+    a, b = _JOINERS.sub("", FRAME.sub("", old)), _JOINERS.sub("", FRAME.sub("", new))
+    changed = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = changed[0]
+    if re.search(r"\d", a[i1:i2] + b[j1:j2]) or not (_names_only(a[i1:i2]) and _names_only(b[j1:j2])):
+        return None
+    around_a = a[max(0, i1 - _CONTEXT) : i2 + _CONTEXT]
+    around_b = b[max(0, j1 - _CONTEXT) : j2 + _CONTEXT]
+    if categories_in(around_a) == categories_in(around_b):
+        return None
+    return a[i1:i2], b[j1:j2]
+
+
+_NOT = re.compile(r"[不没无别勿非]|\b(?:no|not|never)\b|n't", re.I)
+
+
+def _names_only(words: str) -> bool:
+    """Nothing in `words` but what a thing is called: no "不", "可以", lever, direction,
+    switch, metric or condition ("主力款床垫不" / "云朵系列可以" swaps a yes for a no too)."""
+    if _NOT.search(words):
+        return False  # a bare "不" left from "不参加" is no claim by itself, but it is no name either
+    claim = extract_claim(words)
+    return not (
+        claim.levers
+        or claim.metrics
+        or claim.direction
+        or claim.switch
+        or claim.polarity < 0
+        or claim.affirmed
+        or claim.assessments
+        or claim.conditions
+        or claim.quantities
+    )
+
+
+@dataclass(frozen=True)
+class Wording:
+    """Every wording measure of one pair, read once for the rules that use them."""
+
+    overlap: float
+    extends: bool = False
+    swapped_category: tuple[str, str] | None = None
+
+
+def compare_wording(old: str, new: str) -> Wording:
+    return Wording(overlap=wording_overlap(old, new), extends=extends_wording(old, new), swapped_category=swapped_category(old, new))
