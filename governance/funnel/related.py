@@ -1,5 +1,6 @@
-"""Nearby memories for a candidate: same layer, same advertiser scope (plus global),
-active and unexpired, ranked by cosine over the configured embedder's vectors."""
+"""Nearby memories for a candidate: its own layer and the L1 rules that bind it, in its
+advertiser scope (plus global), active and unexpired, ranked by cosine over the configured
+embedder's vectors."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from governance.funnel.relation import CONTRADICTION, relate
+from governance.funnel.relation import against_rule, relate, rule_in_scope
 from governance.funnel.types import Candidate
 from governance.knowledge.entities.selectors import subject_identity
 from lingix_config import config
@@ -36,7 +37,7 @@ def _layers_compared(c: Candidate) -> tuple[str, ...]:
     """The proposal's own layer and the core rules, which bind every layer: a statement that
     reverses an L1 rule ("夜间22点后也可以投" under "不投夜间22点后") goes to a person
     (conflict.py), whichever layer it would be written in. Only a contradiction of a rule
-    from another layer counts (find_related)."""
+    from another layer counts (relation.py: against_rule)."""
     return tuple(dict.fromkeys([str(c.layer), str(Layer.L1)]))
 
 
@@ -84,10 +85,14 @@ def relation(
     c: Candidate, memory: Memory, cosine: float, same_hash: bool, *, exception_to_global: bool = False
 ) -> dict[str, object] | None:
     """duplicate / contradiction / refinement / compatible / ambiguous with the part of
-    the claim that decided, or None when the two are unrelated (governance.funnel.relation)."""
+    the claim that decided, or None when the two are unrelated (governance.funnel.relation).
+    An L1 rule beside a proposal of another layer counts only as a contradiction (against_rule)."""
+    new, old = candidate_claim(c), memory_claim(memory)
+    if memory.layer != c.layer:
+        old = rule_in_scope(old, new)
     found = relate(
-        candidate_claim(c),
-        memory_claim(memory),
+        new,
+        old,
         cosine=cosine,
         same_text=same_hash,
         wording=compare_wording(memory.content, c.content),
@@ -95,6 +100,8 @@ def relation(
         exception_to_global=exception_to_global,
         identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),
     )
+    if memory.layer != c.layer:
+        found = against_rule(found, rule=old, rule_text=memory.content, other=new, other_text=c.content)
     return found.as_dict() if found else None
 
 
@@ -159,10 +166,14 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
     same_text = _newest_in_scope(scope, Q(content_hash=new_hash), KEEP)
     if c.probe is None:
         c.probe = embed_passages_cached([embedding_text(Memory(content=c.content, category=c.category or c.trigger_type))])[0]
-    search_filter = SearchFilter(
-        advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=_layers_compared(c), now=timezone.now()
-    )
-    hits = [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
+    # Each layer compared gets its own candidates and its own KEEP places, so the rules never
+    # crowd the proposal's own layer out (nor the other way round).
+    hits = []
+    for layer in _layers_compared(c):
+        search_filter = SearchFilter(
+            advertisers=(c.advertiser,) if c.advertiser else (), include_global=True, layers=(layer,), now=timezone.now()
+        )
+        hits += [memory_id for memory_id, _ in get_search_backend().vector_candidates(c.probe, search_filter, KEEP * 2)]
     ids = list(dict.fromkeys([*same_text, *hits, *stale_ids]))
     # Re-read the rows (the index may lag a change made in this very transaction), their vectors with them.
     rows = list(with_vectors(scope.filter(pk__in=ids).only(*_FIELDS)))
@@ -170,16 +181,16 @@ def find_related(c: Candidate, *, refresh: bool = False) -> list[dict]:
         c.related = []
         return []
     cosines = _vectors_of(rows, embedder) @ c.probe
-    order = np.argsort(-cosines)[:KEEP]
+    kept: dict[str, int] = {}
     found = []
-    for i in order:
+    for i in np.argsort(-cosines):
         m, cos = rows[int(i)], float(cosines[int(i)])
+        if kept.get(m.layer, 0) >= KEEP:
+            continue
+        kept[m.layer] = kept.get(m.layer, 0) + 1
         # An L1 rule binds every advertiser; elsewhere one advertiser may differ from the global memory.
         exception = bool(c.advertiser) and m.advertiser is None and m.layer != Layer.L1
         rel = relation(c, m, cos, m.content_hash == new_hash, exception_to_global=exception)
-        if rel and m.layer != c.layer and rel["relation"] != CONTRADICTION:
-            # A core rule is here to be guarded, not repeated or refined from another layer.
-            continue
         if rel:
             found.append({"memory": m, "cosine": round(cos, 4), **rel})
     c.related = found

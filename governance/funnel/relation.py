@@ -19,9 +19,19 @@ Every answer names the part that decided, in words a reviewer reads without scor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from textrules.claims import Claim, ClaimRelation, Facet, Identity, RelationKind, Wording, relate_claims
+from textrules.claims import (
+    Claim,
+    ClaimRelation,
+    Facet,
+    Identity,
+    RelationKind,
+    Wording,
+    claim_parts,
+    relate_claims,
+    within_bound,
+)
 
 DUPLICATE = RelationKind.DUPLICATE.value
 CONTRADICTION = RelationKind.CONTRADICTION.value
@@ -90,7 +100,7 @@ def relate(
     found = _from_claims(claims)
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
-    if found.kind == REFINEMENT and wording.extends:
+    if found.kind == REFINEMENT and wording.extends and wording.words_narrow:
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
@@ -106,7 +116,7 @@ def relate(
         # and the words cannot tell which. Writing it beside would keep a repeat; a person
         # decides instead. Sharing only the advertiser, there is no rule to repeat.
         found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
-    if found.kind == AMBIGUOUS and found.signal == str(Facet.CATEGORY) and wording.swapped_category:
+    if found.kind == AMBIGUOUS and found.signal == str(Facet.CATEGORY) and not found.detail and wording.swapped_category:
         # The same words but at one place, where one names a category and the other a thing the
         # vocabulary does not know ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): two things.
         before, after = wording.swapped_category
@@ -115,3 +125,34 @@ def relate(
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
         return None
     return found
+
+
+def against_rule(found: Relation | None, *, rule: Claim, rule_text: str, other: Claim, other_text: str) -> Relation | None:
+    """What a statement of another layer says against an L1 rule that binds it. A rule is
+    guarded, not repeated or refined from below, so only a contradiction counts, or a change
+    whose subject is narrower than the rule's (ambiguous with a before and after: the rule
+    binds every narrower part of its subject too). A figure inside the rule's bound follows
+    the rule, when the figure is all that differs ("0.8倍" under "不得高于1.3倍")."""
+    if found is None:
+        return None
+    if found.kind == AMBIGUOUS and found.detail:
+        # Only when the statement is the narrower one: a rule about 医药OTC does not bind a
+        # statement that names no category.
+        open_part = found.signal
+        return None if claim_parts(rule).get(open_part) and not claim_parts(other).get(open_part) else found
+    if found.kind != CONTRADICTION:
+        return None
+    if found.signal == str(Facet.VALUE) and within_bound(rule_text, rule, other_text, other):
+        # With the rule's figures in place of its own, does the statement still go against it?
+        rest = relate_claims(replace(other, quantities=rule.quantities), rule, wording=1.0)
+        if rest.kind not in {RelationKind.CONTRADICTION, RelationKind.AMBIGUOUS}:
+            return None
+    return found
+
+
+def rule_in_scope(rule: Claim, other: Claim) -> Claim:
+    """A global L1 rule read in the scope of the advertiser it binds: it holds for every
+    advertiser, so it leaves none open ("素材不得出现'根治'" against brand_A's "可以使用'根治'")."""
+    if rule.subject.advertiser or not other.subject.advertiser:
+        return rule
+    return replace(rule, subject=replace(rule.subject, advertiser=other.subject.advertiser))

@@ -5,15 +5,15 @@ for the same finding is not duplicated) and collected in a stored ReflectionRepo
 - stale: active memories nobody recalled or reinforced within the window, of low
   importance, older than the window (L1 rules and TTL-bound L3 signals excluded);
 - contradiction: two active memories of the same scope that state the same claim with
-  different numbers, or with opposite direction or negation;
+  different numbers, or with opposite direction or negation; or a memory that goes against
+  an L1 rule binding its scope (the advertiser's or a global one), read as the funnel reads it;
 - repeated_reject: the funnel rejected the same proposal from the same actor again and
   again, or one actor keeps tripping the same rule.
 
-Detection is deterministic (no judge call): lexical overlap over the CJK bigrams the
-keyword index uses, numbers and a small vocabulary of direction and negation words. The
-bundled embedder is not used for this because its cosine scores for any two ad-ops
-sentences sit between 0.85 and 0.95, too close together to tell one claim from
-another."""
+Detection is deterministic (no judge call): the funnel's own relation of two claims
+(governance/funnel/relation.py), so reflection and the write path never disagree. The
+bundled embedder's cosine only finds pairs worth reading: its scores for any two ad-ops
+sentences sit between 0.85 and 0.95, too close together to tell one claim from another."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from itertools import combinations
+from itertools import combinations, islice
 from typing import Any
 
 import numpy as np
@@ -30,13 +30,13 @@ from django.db.models import Q
 
 from governance.constants import Action, ReviewKind, ReviewStatus
 from governance.funnel.related import memory_claim
-from governance.funnel.relation import relate
+from governance.funnel.relation import against_rule, relate, rule_in_scope
 from governance.knowledge.entities.selectors import names_known_in, subject_identity
 from governance.models import MemoryEvent, ReflectionReport, ReviewItem
 from governance.reasons import row_reasons
 from lingix_config import config
 from memories.constants import Layer, Status
-from memories.embeddings.store import memory_vectors
+from memories.embeddings.store import memory_vectors, with_vectors
 from memories.hashing import content_hash
 from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
@@ -81,25 +81,31 @@ def _claim(memory: Memory, vector: np.ndarray | None) -> _Claim:
     return _Claim(memory=memory, claim=memory_claim(memory), vector=vector)
 
 
-def contradiction_between(a: _Claim, b: _Claim, *, known: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+def contradiction_between(
+    a: _Claim, b: _Claim, *, known: Mapping[str, str] | None = None, advertiser: str | None = None, rule: bool = False
+) -> dict[str, Any] | None:
     """Why a and b cannot both hold, or None: the funnel's own relation (similarity finds
     the pair, the claims and the names of their subject decide), so reflection and the write
     path never disagree. Two names nobody has tied together are a question, not a
     contradiction; two the store knows apart are two things. `known`: what the store knows
-    of the scope's names, read once for the pass (names_known_in)."""
+    of the scope's names, read once for the pass (names_known_in). `advertiser`: the scope
+    the pair is read in (a global rule is read in the advertiser's scope it binds). `rule`:
+    a is an L1 rule and b a memory of another layer, read as the funnel reads them
+    (against_rule)."""
     cosine = 0.0
     if a.vector is not None and b.vector is not None and a.vector.shape == b.vector.shape:
         cosine = float(a.vector @ b.vector)
     found = relate(
         b.claim,
-        a.claim,
+        rule_in_scope(a.claim, b.claim) if rule else a.claim,
         cosine=cosine,
         same_text=a.memory.content_hash == b.memory.content_hash,
         wording=compare_wording(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
-        # Both sides share one scope (find_contradictions groups by advertiser and layer).
-        identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=a.memory.advertiser, known=known),
+        identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=advertiser, known=known),
     )
+    if rule:
+        found = against_rule(found, rule=a.claim, rule_text=a.memory.content, other=b.claim, other_text=b.memory.content)
     if found is None or found.kind != RelationKind.CONTRADICTION:
         return None
     return {"type": found.signal, "detail": found.detail}
@@ -138,42 +144,63 @@ def find_stale(*, now: datetime, config: ReflectionConfig) -> list[dict[str, Any
 def find_contradictions(*, config: ReflectionConfig) -> list[dict[str, Any]]:
     scopes: dict[tuple, list[_Claim]] = defaultdict(list)
     memories = list(
-        Memory.objects.filter(status=Status.ACTIVE)
-        .only(
-            "id", "layer", "content", "content_hash", "claim", "data", "embedding", "advertiser", "business_line", "category", "importance"
+        with_vectors(
+            Memory.objects.filter(status=Status.ACTIVE)
+            .only(
+                "id",
+                "layer",
+                "content",
+                "content_hash",
+                "claim",
+                "data",
+                "embedding",
+                "advertiser",
+                "business_line",
+                "category",
+                "importance",
+            )
+            .order_by("id")
         )
-        .order_by("id")
     )
     for memory, vector in zip(memories, memory_vectors(memories), strict=True):
-        # The write path compares a proposal with its own layer only; so does reflection.
         scopes[(memory.advertiser, memory.layer)].append(_claim(memory, vector))
-    findings = []
-    for (advertiser, _layer), claims in scopes.items():
-        known = names_known_in(texts=[claim.memory.content for claim in claims], advertiser=advertiser)
+    findings: list[dict[str, Any]] = []
+    for (advertiser, layer), claims in scopes.items():
+        # The write path compares a proposal with its own layer, and with the L1 rules that
+        # bind it (its advertiser's and the global ones), where only a contradiction counts;
+        # so does reflection. L4 is never written from outside: the funnel never compares it.
+        rules = (
+            []
+            if layer in {Layer.L1, Layer.L4}
+            else [*scopes.get((advertiser, Layer.L1), []), *(scopes.get((None, Layer.L1), []) if advertiser else [])]
+        )
+        known = names_known_in(texts=[claim.memory.content for claim in [*claims, *rules]], advertiser=advertiser)
         groups = [claims]
         if len(claims) * (len(claims) - 1) // 2 > config.max_scope_pairs:
             by_category: dict[str, list[_Claim]] = defaultdict(list)
             for claim in claims:
                 by_category[claim.memory.category].append(claim)
             groups = list(by_category.values())
-        for group in groups:
-            for a, b in combinations(group, 2):
-                why = contradiction_between(a, b, known=known)
-                if why is None:
-                    continue
-                findings.append(
-                    {
-                        "key": f"contradiction:{a.memory.pk}:{b.memory.pk}",
-                        "memory_id": a.memory.pk,
-                        "related_memory_id": b.memory.pk,
-                        "layers": [a.memory.layer, b.memory.layer],
-                        "advertiser": advertiser,
-                        "contents": [a.memory.content[:200], b.memory.content[:200]],
-                        **why,
-                    }
-                )
-                if len(findings) >= config.max_findings_per_kind:
-                    return findings
+        pairs = [(a, b, False) for group in groups for a, b in combinations(group, 2)]
+        # Bounded like the scope's own pairs, without building every rule × memory pair first.
+        pairs += islice(((rule, claim, True) for rule in rules for claim in claims), config.max_scope_pairs)
+        for a, b, against in pairs:
+            why = contradiction_between(a, b, known=known, advertiser=advertiser, rule=against)
+            if why is None:
+                continue
+            findings.append(
+                {
+                    "key": f"contradiction:{a.memory.pk}:{b.memory.pk}",
+                    "memory_id": a.memory.pk,
+                    "related_memory_id": b.memory.pk,
+                    "layers": [a.memory.layer, b.memory.layer],
+                    "advertiser": advertiser,
+                    "contents": [a.memory.content[:200], b.memory.content[:200]],
+                    **why,
+                }
+            )
+            if len(findings) >= config.max_findings_per_kind:
+                return findings
     return findings
 
 

@@ -108,10 +108,13 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
             start, end = (start + 12 if start < 12 else start), (end + 12 if end < 12 else end)
         if 0 <= start <= 24 and 0 <= end <= 24:
             slots.add((round(start, 2), round(end, 2)))
-    for m in OPEN_TIME.finditer(text):
+    # One end given, read where no range already took the hour ("20点至22点前" is one range).
+    rest = s.without_time_ranges(text)
+    for m in OPEN_TIME.finditer(rest):
         hour, minute, side = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
-        at = int(hour) + int(minute or 0) / 60
-        if PM.search(text[max(0, m.start() - 4) : m.start()]) or (m.group(7) or "").lower() == "pm":
+        # 12am is midnight.
+        at = (int(hour) % 12 if (m.group(7) or "").lower() == "am" else int(hour)) + int(minute or 0) / 60
+        if PM.search(rest[max(0, m.start() - 4) : m.start()]) or (m.group(7) or "").lower() == "pm":
             at = at + 12 if at < 12 else at
         if 0 <= at <= 24:
             after = side.lower() == "after" or "后" in side

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
+from textrules.claims.words import BOUND_WINDOW, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -179,7 +181,9 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     open_parts: list[Facet] = []  # named on one side only
     named_by: set[str] = set()  # which side names the parts the other leaves open
     narrower = False
-    schedule = Lever.SCHEDULE in (new.levers & old.levers)
+    # When both set the schedule, the days and slots are its value, unless both switch delivery
+    # for them: "周三暂停" and "周五暂停" are two pauses, not one moved.
+    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch)
     for facet, a in _subject_facets(old.subject, schedule=schedule):
         b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
         if facet == Facet.PLACE and not places:
@@ -276,3 +280,36 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     if {r.split("/")[0] for r in more_numbers} & ({str(t) for t in shared} | {m for m in new.metrics}):
         return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
     return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
+
+
+def _bound_sides(text: str) -> dict[float, int]:
+    """Each figure of a rule with a bound word right before it: 1 when it caps from above,
+    -1 from below. A figure with neither (a fixed "CPA的1.2倍" beside a budget cap) has none."""
+    sides: dict[float, int] = {}
+    for m in re.finditer(r"\d+(?:\.\d+)?", text):
+        before = text[max(0, m.start() - BOUND_WINDOW) : m.start()]
+        upper, lower = bool(UPPER_BOUND.search(before)), bool(LOWER_BOUND.search(before))
+        if upper != lower:
+            sides[float(m.group())] = 1 if upper else -1
+    return sides
+
+
+def within_bound(rule_text: str, rule: Claim, other_text: str, other: Claim) -> bool:
+    """Every figure the other statement gives for a figure the rule bounds lies inside the
+    bound ("冷启动出价为CPA的0.8倍" under "出价不得高于CPA的1.3倍", "日预算3000元" under
+    "日预算上限5000元"): it follows the rule. Not within: a figure past its bound, a changed
+    figure the rule fixes rather than bounds, a statement that lifts or breaks the bound
+    ("不受1.3倍上限限制", "exceed"), or nothing to compare."""
+    if LIFTS_BOUND.search(other_text):
+        return False
+    sides = _bound_sides(rule_text)
+    compared = 0
+    for q in other.quantities:
+        for b in (b for b in rule.quantities if b.role == q.role and _unit_family(b.unit) == _unit_family(q.unit)):
+            side = sides.get(b.value, 0)
+            if side == 0 and q.amount() != b.amount():
+                return False
+            if (side > 0 and q.amount() > b.amount()) or (side < 0 and q.amount() < b.amount()):
+                return False
+            compared += 1
+    return compared > 0

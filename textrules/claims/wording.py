@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 from textrules.claims.extract import categories_in, extract_claim
+from textrules.claims.parts import Claim, Facet
 from textrules.claims.words import FRAME
 
 
@@ -48,7 +50,8 @@ def extends_wording(old: str, new: str) -> bool:
 
 
 # Left out before two texts are aligned: they join words, they do not name anything.
-_JOINERS = re.compile(r"[的之\s，,。.、；;！!？?]")
+# A full stop between digits is a decimal point ("1.2万" is not "12万").
+_JOINERS = re.compile(r"[的之\s，,。、；;！!？?]|(?<!\d)\.|\.(?!\d)")
 # Around the one place two texts differ, this many characters of context each side (a
 # category word may start or end just outside it: "跑" / "篮球" within "跑鞋" / "篮球鞋").
 _CONTEXT = 2
@@ -73,13 +76,15 @@ def swapped_category(old: str, new: str) -> tuple[str, str] | None:
     return a[i1:i2], b[j1:j2]
 
 
-_NOT = re.compile(r"[不没无别勿非]|\b(?:no|not|never)\b|n't", re.I)
+_NOT = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
+# Words that widen a name to everything ("全部鞋", "所有品类", "all products"): no one thing.
+_EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any)\b", re.I)
 
 
 def _names_only(words: str) -> bool:
     """Nothing in `words` but what a thing is called: no "不", "可以", lever, direction,
     switch, metric or condition ("主力款床垫不" / "云朵系列可以" swaps a yes for a no too)."""
-    if _NOT.search(words):
+    if _NOT.search(words) or _EVERY.search(words):
         return False  # a bare "不" left from "不参加" is no claim by itself, but it is no name either
     claim = extract_claim(words)
     return not (
@@ -95,14 +100,51 @@ def _names_only(words: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
 class Wording:
-    """Every wording measure of one pair, read once for the rules that use them."""
+    """Every wording measure of one pair, each read when a rule first asks for it: the overlap
+    for every pair, the rest only for the few relations that turn on them."""
 
-    overlap: float
-    extends: bool = False
-    swapped_category: tuple[str, str] | None = None
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    @cached_property
+    def overlap(self) -> float:
+        return wording_overlap(self.old, self.new)
+
+    @cached_property
+    def extends(self) -> bool:
+        return extends_wording(self.old, self.new)
+
+    @cached_property
+    def swapped_category(self) -> tuple[str, str] | None:
+        return swapped_category(self.old, self.new)
+
+    @cached_property
+    def words_narrow(self) -> bool:
+        """The new text's own words name a part of the subject, a condition or a figure the
+        old one's do not: the narrowing is said, not carried in by an event's data (a plan
+        id) or by filler ("请务必记住")."""
+        new, old = claim_parts(extract_claim(self.new)), claim_parts(extract_claim(self.old))
+        return any(new[facet] - old[facet] for facet in new)
+
+
+def claim_parts(claim: Claim) -> dict[str, frozenset[Any]]:
+    """What a claim names, by the Facet a relation reports: its subject's parts, its
+    conditions and its figures."""
+    sub = claim.subject
+    return {
+        Facet.PLAN: sub.plans,
+        Facet.CATEGORY: sub.categories,
+        Facet.CHANNEL: sub.channels,
+        Facet.AUDIENCE: sub.audiences,
+        Facet.WEEKDAY: sub.weekdays,
+        Facet.TIME_SLOT: sub.time_slots | sub.dayparts,
+        Facet.EVENT: sub.events,
+        Facet.PLACE: sub.places,
+        Facet.CONDITION: claim.conditions,
+        Facet.VALUE: frozenset(claim.quantities),
+    }
 
 
 def compare_wording(old: str, new: str) -> Wording:
-    return Wording(overlap=wording_overlap(old, new), extends=extends_wording(old, new), swapped_category=swapped_category(old, new))
+    return Wording(old, new)

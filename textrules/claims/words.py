@@ -245,7 +245,7 @@ PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I |
 
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
-    Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b)|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
+    Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
     Lever.TARGETING: r"定向|人群包|受众|投放人群|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b",
@@ -325,6 +325,24 @@ RESTRICTION = _rx(
     r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|只投|仅投|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
     *CAP_PARTS,
 )
+# Which way a rule bounds its figure: "上限5000元", "不得高于CPA的1.3倍", "at most" from above;
+# "不低于", "至少", "at least" from below.
+# 最高/最低 are left out: as often "the highest" (a judgement) as a cap.
+UPPER_BOUND = _rx(
+    r"上限|封顶|最多|至多|不超过|不高于|(?:不能|不得|不要|不可|别)(?:超过|高于)",
+    r"\bat most\b|\bcapped at\b|\bno (?:more|higher) than\b|\bmax(?:imum)?\b|\bup to\b|\bcap\b|\bmust not exceed\b",
+)
+LOWER_BOUND = _rx(
+    r"下限|保底|至少|最少|不低于|不少于|(?:不能|不得|不要|不可|别)(?:低于|少于)",
+    r"\bat least\b|\bno (?:less|lower|fewer) than\b|\bmin(?:imum)?\b|\bfloor\b",
+)
+# A statement that lifts or breaks a bound rather than keeping inside it.
+LIFTS_BOUND = _rx(
+    r"不受|取消|放开|突破|(?<!不)超过|(?<!不)超出|解除",
+    r"\bexceed\w*\b(?<!not exceed)|\blift\w*\b|\bremov\w*\b|\bno longer\b|\bwaiv\w*\b|\bbeyond\b",
+)
+# How far before its figure a bound word may stand ("不得高于广告主合同约定CPA的1.3倍").
+BOUND_WINDOW = 16
 CONDITIONS: dict[str, str] = {
     "冷启动期": r"冷启动|新计划|起量期|学习期|\bcold[- ]start\b|\blearning phase\b|\bnew campaigns?\b",
     "首发期": r"首发|新品期|上新期|新品上市|\blaunch(?:es|ed|ing)?\b|\bnew product\b",
@@ -368,15 +386,22 @@ PLAN = re.compile(
 )
 UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)
 CURRENCY_BEFORE = re.compile(r"[$¥￥]\s*$")
-# Who said it ("用户确认：", "合规部规定：", "The user confirmed:"): not what was said. No digits,
-# so an id ("brand_3c_02:") or a time ("7:00") is never taken for one.
-FRAME = re.compile(r"^[^：:\d]{1,20}(?:：|:(?!\d))\s*")
+# Who said it ("用户确认：", "合规部规定：", "The user confirmed:"): not what was said. Only a
+# short lead that ends in a word of saying is one; "brand_A 预算：" or "Bid cap:" is content.
+FRAME = re.compile(
+    r"^[^：:\d，。,;；]{0,16}?"
+    r"(?:说|确认|规定|要求|补充|表示|强调|重申|通知|反馈|提到|指出|提醒|告知|"
+    r"\bsaid|\bsays|\bconfirmed|\bnoted|\bclarified|\basked|\badded|\binsisted|\brepeated|\bupdate|\bnotice)"
+    r"\s*(?:：|:(?!\d))\s*",
+    re.I,
+)
 # A unit written against its number ("150k", "2x"): a figure, not an id like "618A".
-LATIN_UNIT = re.compile(r"(?:k|x|pp|usd|rmb|yuan)(?![A-Za-z])", re.I | re.A)
+# Not a size ("1080x1920") or a resolution ("4K分辨率", "4K video").
+LATIN_UNIT = re.compile(r"(?:k(?!\s*(?:分辨率|视频|屏|画质|video|resolution))|x|pp|usd|rmb|yuan)(?![A-Za-z\d])", re.I)
 # One end of the day given: "22点后", "晚上10点以后", "after 10pm" run to midnight, "8点前",
 # "before 8am" from it.
 OPEN_TIME = re.compile(
-    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时)\s*(以后|之后|后|以前|之前|前)"
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时)\s*(以后|之后|后|以前|之前|前(?!后))"
     r"|\b(after|before) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b",
     re.I,
 )

@@ -10,7 +10,7 @@ from governance.funnel.relation import relate
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from textrules.claims import compare_wording, extends_wording, extract_claim, swapped_category
+from textrules.claims import compare_wording, extends_wording, extract_claim, swapped_category, within_bound
 
 
 def _relation(old: str, new: str, advertiser: str | None = None):
@@ -444,3 +444,91 @@ def test_switching_delivery_for_a_time_is_scheduling_it(text):
 def test_a_part_of_the_day_is_a_way_to_act(ingest):
     decision = ingest("用户要求：brand_A 医药OTC信息流只在晚间投放", source="user", advertiser="brand_A")
     assert decision.action == "WRITE", decision.reasons
+
+
+def test_a_figure_inside_a_rules_bound_follows_the_rule(trigger, ingest):
+    trigger("rule_update", summary="合规部规定：brand_A oCPC出价不得高于合同CPA的1.3倍", source="human", layer="L1", advertiser="brand_A")
+    inside = ingest("用户确认：brand_A 冷启动期oCPC出价设为合同CPA的0.8倍", source="user", advertiser="brand_A")
+    past = ingest("用户确认：brand_A 大促期oCPC出价设为合同CPA的1.5倍", source="user", advertiser="brand_A")
+    assert inside.action == "WRITE", inside.reasons
+    assert past.action == "PENDING_REVIEW", past.reasons
+
+
+def test_a_global_rule_binds_the_advertiser_that_reverses_it(trigger, ingest):
+    trigger("rule_update", summary="合规部规定：医药OTC广告素材不得出现“根治”字样", source="human", layer="L1")
+    said = ingest("客户说：brand_A 医药OTC广告素材可以使用“根治”字样", source="user", advertiser="brand_A")
+    assert said.action == "PENDING_REVIEW", said.reasons
+
+
+def test_a_narrower_part_named_does_not_slip_a_reversal_past_the_rule(trigger, ingest):
+    trigger("rule_update", summary="合规部规定：brand_A 信用卡广告不投夜间22点后", source="human", layer="L1", advertiser="brand_A")
+    said = ingest("客户说：brand_A plan_001 信用卡广告夜间22点后也可以投", source="user", advertiser="brand_A")
+    assert said.action == "PENDING_REVIEW", said.reasons
+
+
+@pytest.mark.parametrize(
+    "rule,other,within",
+    [
+        ("brand_A 医药OTC日预算上限5000元", "brand_A 医药OTC日预算3000元", True),
+        ("brand_A 医药OTC日预算上限5000元", "用户说：brand_A 医药OTC日预算上限改为8000元", False),
+        ("brand_A daily budget must not exceed 500 dollars", "brand_A daily budget is 300 dollars", True),
+        ("brand_A 单条素材至少测试3天", "brand_A 单条素材测试2天就停", False),
+        # A rule that bounds nothing: a different figure is a different figure.
+        ("brand_A 医药OTC日预算5000元", "brand_A 医药OTC日预算3000元", False),
+    ],
+)
+def test_a_figure_is_within_a_bound_only_on_the_bounded_side(rule, other, within):
+    assert within_bound(rule, extract_claim(rule), other, extract_claim(other)) is within
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("brand_A 周三暂停信息流投放", "brand_A 周五暂停信息流投放"),
+        ("brand_A: pause feed ads on Saturday", "brand_A: pause feed ads on Sunday"),
+        ("brand_A 晚上10点以后停投", "brand_A 早上8点前停投"),
+    ],
+)
+def test_pauses_for_different_days_or_slots_are_two_rules(old, new):
+    found = _relation(old, new, advertiser="brand_A")
+    assert found is not None and found.kind == "compatible", found
+
+
+@pytest.mark.parametrize(
+    "text,kept",
+    [
+        ("brand_A 预算：每天5000元", "brand_A 预算：每天5000元"),
+        ("Bid cap: 2 dollars for brand_A", "Bid cap: 2 dollars for brand_A"),
+        ("brand_A 周末出价下调，原因：转化差", "brand_A 周末出价下调，原因：转化差"),
+        ("合规部规定：素材不得出现“根治”", "素材不得出现“根治”"),
+        ("The user confirmed: brand_F video ads", "brand_F video ads"),
+    ],
+)
+def test_only_a_lead_that_says_who_said_it_is_a_frame(text, kept):
+    from textrules.claims.words import FRAME
+
+    assert FRAME.sub("", text) == kept
+
+
+def test_a_figure_change_at_the_swapped_place_is_not_another_thing():
+    assert swapped_category("brand_shoes 跑鞋日预算1.2万", "brand_shoes 篮球鞋日预算12万") is None
+    assert swapped_category("brand_shoes 跑鞋日预算1.2万", "brand_shoes 全部鞋日预算1.2万") is None
+
+
+@pytest.mark.parametrize(
+    "rule,other,within",
+    [
+        # A reversal beside a figure inside the bound is still a reversal of the rule.
+        ("出价不得高于CPA的1.3倍", "大促期出价为CPA的1.2倍，不受1.3倍上限限制", False),
+        # The cap binds the budget; the bid's figure is fixed, not bounded.
+        ("日预算上限5000元，oCPC出价为合同CPA的1.2倍", "oCPC出价为合同CPA的0.5倍", False),
+    ],
+)
+def test_a_bound_is_read_at_its_own_figure_and_never_lifted_from_below(rule, other, within):
+    assert within_bound(rule, extract_claim(rule), other, extract_claim(other)) is within
+
+
+def test_only_words_that_narrow_make_a_repeat_a_refinement():
+    # Filler added to a repeat narrows nothing (an event's plan id in its data is no word of it).
+    assert not compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元，请务必记住").words_narrow
+    assert compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元只在工作日生效").words_narrow

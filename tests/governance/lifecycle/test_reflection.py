@@ -90,6 +90,20 @@ def test_different_scopes_and_unrelated_claims_do_not_contradict(remember):
     assert findings(reflect(now=T0))["contradictions"] == []
 
 
+def test_a_memory_that_reverses_a_core_rule_is_found_as_the_funnel_would_park_it(remember):
+    # Written before the funnel compared every layer with the L1 rules: reflection reads the
+    # pair as the funnel now does, against the advertiser's rules and the global ones.
+    rule = remember("brand_A 信用卡广告不投夜间22点后", layer="L1", source="human")
+    global_rule = remember("医药OTC广告素材不得出现“根治”字样", layer="L1", source="human", advertiser=None)
+    said = remember("brand_A 信用卡广告夜间22点后也可以投", source="user")
+    allowed = remember("brand_A 医药OTC广告素材可以使用“根治”字样", source="user")
+    remember("brand_B 信用卡广告夜间22点后也可以投", advertiser="brand_B", source="user")
+
+    pairs = {(f["memory_id"], f["related_memory_id"]) for f in findings(reflect(now=T0))["contradictions"]}
+
+    assert pairs == {(rule.pk, said.pk), (global_rule.pk, allowed.pk)}
+
+
 def test_the_demo_set_has_no_false_contradictions(demo_memories):
     report = reflect(now=T0 + timedelta(days=1))
     assert findings(report)["contradictions"] == []
