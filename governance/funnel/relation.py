@@ -140,7 +140,9 @@ def against_rule(found: Relation | None, *, rule: Claim, rule_text: str, other: 
         # statement that names no category.
         open_part = found.signal
         return None if claim_parts(rule).get(open_part) and not claim_parts(other).get(open_part) else found
-    if found.kind != CONTRADICTION:
+    if found.kind != CONTRADICTION or not found.detail:
+        # A correction that shows no changed value ("以后周末预算下调到8万" beside a monthly cap)
+        # corrects something else: against a rule, only a change of what it states counts.
         return None
     if found.signal == str(Facet.VALUE) and within_bound(rule_text, rule, other_text, other):
         # With the rule's figures in place of its own, does the statement still go against it?

@@ -532,3 +532,10 @@ def test_only_words_that_narrow_make_a_repeat_a_refinement():
     # Filler added to a repeat narrows nothing (an event's plan id in its data is no word of it).
     assert not compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元，请务必记住").words_narrow
     assert compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元只在工作日生效").words_narrow
+
+
+def test_a_correction_that_changes_nothing_the_rule_states_is_written_under_it(trigger, ingest):
+    rule = "合规部规定：brand_A 医药OTC 月度总预算上限 200万，季度末最后一周不追加预算"
+    trigger("rule_update", summary=rule, source="human", layer="L1", advertiser="brand_A")
+    said = ingest("以后 brand_A 医药OTC 周末预算统一下调到 8万，周一恢复原预算，这是我们的固定规则", source="user", advertiser="brand_A")
+    assert said.action == "WRITE", said.reasons
