@@ -138,8 +138,9 @@ def test_the_neighbours_come_back_with_their_vectors_in_one_query(no_sampled_aud
         found = find_related(c)
     assert found
     lookups = [q["sql"] for q in captured.captured_queries if "memories_memory" in q["sql"]]
-    # Anything in scope, rows without a current vector, rows with this text, the index, the rows.
-    assert len(lookups) == 5, lookups
+    # Anything in scope, rows without a current vector, rows with this text, the index once per
+    # layer compared (the proposal's own and the L1 rules), the rows.
+    assert len(lookups) == 6, lookups
     (read,) = _vector_reads(captured)
     assert '"memories_memory"."content"' in read, read
     stored = stored_vectors([n["memory"].pk for n in found])
