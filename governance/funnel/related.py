@@ -21,7 +21,7 @@ from memories.hashing import content_hash
 from memories.models import Memory
 from memories.search.backends import get_search_backend
 from memories.search.filters import SearchFilter
-from textrules.claims import Claim, compare_wording, extract_claim
+from textrules.claims import Claim, Wording, extract_claim
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,7 +95,7 @@ def relation(
         old,
         cosine=cosine,
         same_text=same_hash,
-        wording=compare_wording(memory.content, c.content),
+        wording=Wording(memory.content, c.content),
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
         identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),

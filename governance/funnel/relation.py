@@ -85,7 +85,7 @@ def relate(
     identity: Identity | None = None,
 ) -> Relation | None:
     """None when the two are not about the same thing. `wording`: how the two texts' words
-    compare (textrules.claims compare_wording). `exception_to_global`: the old memory holds for
+    compare (textrules.claims Wording). `exception_to_global`: the old memory holds for
     everyone and the new one for one advertiser only, so a different rule for that
     advertiser is an exception, not a contradiction. `identity`: the names each side gives
     its subject and what the store knows of them (an identity question when unknown)."""

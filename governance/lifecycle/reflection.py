@@ -42,7 +42,7 @@ from memories.lifecycle.db import atomic_batch
 from memories.lifecycle.retention import memory_retention
 from memories.models import Memory
 from memories.timefmt import iso_local
-from textrules.claims import Claim, RelationKind, compare_wording
+from textrules.claims import Claim, RelationKind, Wording
 from textrules.reasons import Reason, ReasonCode
 from textrules.safety import scan_data
 
@@ -100,7 +100,7 @@ def contradiction_between(
         rule_in_scope(a.claim, b.claim) if rule else a.claim,
         cosine=cosine,
         same_text=a.memory.content_hash == b.memory.content_hash,
-        wording=compare_wording(a.memory.content, b.memory.content),
+        wording=Wording(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
         identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=advertiser, known=known),
     )

@@ -12,8 +12,8 @@ claim (judges/), but it is validated against this shape."""
 from textrules.claims.extract import extract_claim
 from textrules.claims.identity import Identity, IdentityVerdict, subject_names
 from textrules.claims.parts import UNSETTLED, Claim, ClaimRelation, Facet, Lever, Quantity, RelationKind, Stance, Subject
-from textrules.claims.relate import relate_claims, within_bound
-from textrules.claims.wording import Wording, claim_parts, compare_wording, extends_wording, swapped_category, wording_overlap
+from textrules.claims.relate import claim_parts, relate_claims, within_bound
+from textrules.claims.wording import Wording, extends_wording, swapped_category, wording_overlap
 
 __all__ = [
     "UNSETTLED",
@@ -29,7 +29,6 @@ __all__ = [
     "Subject",
     "Wording",
     "claim_parts",
-    "compare_wording",
     "extends_wording",
     "extract_claim",
     "relate_claims",

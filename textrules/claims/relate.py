@@ -58,6 +58,21 @@ def _subject_facets(sub: Subject, *, schedule: bool = False) -> list[tuple[Facet
     ]
 
 
+def claim_parts(claim: Claim) -> dict[str, frozenset[Any]]:
+    """What a claim names, by the Facet a relation reports: its subject's parts (the
+    advertiser left out: it comes from the credential, not from words), its conditions and
+    its figures."""
+    parts: dict[str, frozenset[Any]] = {facet: values for facet, values in _subject_facets(claim.subject) if facet != Facet.ADVERTISER}
+    sub = claim.subject
+    return {
+        **parts,
+        Facet.CATEGORY: sub.categories,
+        Facet.TIME_SLOT: sub.time_slots | sub.dayparts,
+        Facet.CONDITION: claim.conditions,
+        Facet.VALUE: frozenset(claim.quantities),
+    }
+
+
 # A bare "no" reverses a statement only when the two are worded this much alike (wording_overlap).
 POLARITY_WORDING = 0.6
 # Above this many levers, a statement's directions and switches cannot be tied to one lever.

@@ -8,10 +8,9 @@ from __future__ import annotations
 import difflib
 import re
 from functools import cached_property
-from typing import Any
 
 from textrules.claims.extract import categories_in, extract_claim
-from textrules.claims.parts import Claim, Facet
+from textrules.claims.relate import claim_parts
 from textrules.claims.words import FRAME
 
 
@@ -126,25 +125,3 @@ class Wording:
         id) or by filler ("请务必记住")."""
         new, old = claim_parts(extract_claim(self.new)), claim_parts(extract_claim(self.old))
         return any(new[facet] - old[facet] for facet in new)
-
-
-def claim_parts(claim: Claim) -> dict[str, frozenset[Any]]:
-    """What a claim names, by the Facet a relation reports: its subject's parts, its
-    conditions and its figures."""
-    sub = claim.subject
-    return {
-        Facet.PLAN: sub.plans,
-        Facet.CATEGORY: sub.categories,
-        Facet.CHANNEL: sub.channels,
-        Facet.AUDIENCE: sub.audiences,
-        Facet.WEEKDAY: sub.weekdays,
-        Facet.TIME_SLOT: sub.time_slots | sub.dayparts,
-        Facet.EVENT: sub.events,
-        Facet.PLACE: sub.places,
-        Facet.CONDITION: claim.conditions,
-        Facet.VALUE: frozenset(claim.quantities),
-    }
-
-
-def compare_wording(old: str, new: str) -> Wording:
-    return Wording(old, new)

@@ -10,7 +10,7 @@ from governance.funnel.relation import relate
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from textrules.claims import compare_wording, extends_wording, extract_claim, swapped_category, within_bound
+from textrules.claims import Wording, extends_wording, extract_claim, swapped_category, within_bound
 
 
 def _relation(old: str, new: str, advertiser: str | None = None):
@@ -20,7 +20,7 @@ def _relation(old: str, new: str, advertiser: str | None = None):
         extract_claim(old, advertiser=advertiser),
         cosine=float(va @ vb),
         same_text=False,
-        wording=compare_wording(old, new),
+        wording=Wording(old, new),
         related_cosine=0.92,
     )
 
@@ -530,8 +530,8 @@ def test_a_bound_is_read_at_its_own_figure_and_never_lifted_from_below(rule, oth
 
 def test_only_words_that_narrow_make_a_repeat_a_refinement():
     # Filler added to a repeat narrows nothing (an event's plan id in its data is no word of it).
-    assert not compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元，请务必记住").words_narrow
-    assert compare_wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元只在工作日生效").words_narrow
+    assert not Wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元，请务必记住").words_narrow
+    assert Wording("brand_A 平板关键词CPC上限3.5元", "brand_A 平板关键词CPC上限3.5元只在工作日生效").words_narrow
 
 
 def test_a_correction_that_changes_nothing_the_rule_states_is_written_under_it(trigger, ingest):
@@ -539,3 +539,22 @@ def test_a_correction_that_changes_nothing_the_rule_states_is_written_under_it(t
     trigger("rule_update", summary=rule, source="human", layer="L1", advertiser="brand_A")
     said = ingest("以后 brand_A 医药OTC 周末预算统一下调到 8万，周一恢复原预算，这是我们的固定规则", source="user", advertiser="brand_A")
     assert said.action == "WRITE", said.reasons
+
+
+def test_rules_closer_than_the_memory_it_changes_do_not_crowd_it_out(make_memory):
+    from governance.funnel.related import KEEP, find_related
+    from governance.funnel.types import Candidate
+
+    text = "用户纠正：brand_A 医药OTC日预算改为8000元"
+    old = make_memory("brand_A 医药OTC日预算5000元", advertiser="brand_A", source="user")
+    # More global rules than the neighbour places, every one closer to the proposal than the
+    # memory it changes, and none of them about the budget's value.
+    rules = [
+        make_memory(f"用户纠正：brand_A 医药OTC日预算改为8000元的审批记录须存档第{i}份", layer="L1", source="human", advertiser=None)
+        for i in range(KEEP + 2)
+    ]
+    vectors = get_embedder().embed_passages([text, old.content, *(r.content for r in rules)])
+    assert all(float(vectors[0] @ v) > float(vectors[0] @ vectors[1]) for v in vectors[2:])
+    c = Candidate(content=text, trigger_type="correction", source="user", layer="L2", advertiser="brand_A")
+    found = {r["memory"].pk: r["relation"] for r in find_related(c)}
+    assert found.get(old.pk) == "contradiction", found
