@@ -14,6 +14,7 @@ from textrules.claims.words import (
     AGE_RANGE,
     AUDIENCE_RX,
     BOUND,
+    CHANNEL_FORMATS,
     CHANNEL_RX,
     CONDITION_RX,
     CONSEQUENCE,
@@ -278,6 +279,21 @@ def _lever_direction(text: str) -> int:
     return signs.pop() if len(signs) == 1 else 0
 
 
+def _compared_names(text: str, at: int) -> tuple[str, str] | None:
+    """The two names a comparison at `at` sets against each other: the last one named before
+    it, and another of the same kind named at or after it ("百度搜索转化率高于抖音", "抖音信息流
+    CTR比快手信息流低": platforms; "信息流比搜索好": formats; "新客比老客…": audiences)."""
+    platforms = {n: rx for n, rx in CHANNEL_RX.items() if n not in CHANNEL_FORMATS}
+    formats = {n: rx for n, rx in CHANNEL_RX.items() if n in CHANNEL_FORMATS}
+    for kind in (platforms, formats, AUDIENCE_RX):
+        named = sorted((m.start(), name) for name, rx in kind.items() for m in rx.finditer(text))
+        before = [name for pos, name in named if pos < at]
+        after = [name for pos, name in named if pos >= at and (not before or name != before[-1])]
+        if before and after:
+            return before[-1], after[0]
+    return None
+
+
 def _assessments(text: str) -> frozenset[tuple[str, int]]:
     found = set()
     for name, (plus, minus) in SCALE_RX.items():
@@ -285,10 +301,16 @@ def _assessments(text: str) -> frozenset[tuple[str, int]]:
         # Drop "+" hits inside a "-" hit ("不适合" holds "适合").
         spans = [(m.start(), m.end()) for m in minus_hits]
         plus_hits = [m for m in plus.finditer(text) if not any(a <= m.start() < b for a, b in spans)]
-        if plus_hits and not minus_hits:
-            found.add((name, 1))
-        elif minus_hits and not plus_hits:
-            found.add((name, -1))
+        if bool(plus_hits) == bool(minus_hits):
+            continue
+        sign = 1 if plus_hits else -1
+        hits = plus_hits or minus_hits
+        pair = _compared_names(text, hits[0].start()) if name == "better_worse" and len(hits) == 1 else None
+        if pair and pair[0] > pair[1]:
+            # One way of saying it for each pair of names: "A beats B" is kept as "B trails A",
+            # so "百度高于抖音" and "抖音比百度好" come out opposite.
+            sign = -sign
+        found.add((name, sign))
     return frozenset(found)
 
 

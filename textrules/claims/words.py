@@ -15,6 +15,12 @@ def _rx(*parts: str) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.I | re.A)
 
 
+def _name_rx(pattern: str) -> re.Pattern[str]:
+    """A name pattern of the vocabulary, its English words joined by a space or a hyphen as
+    they are written ("running shoes", "running-shoe ads", "low sugar")."""
+    return re.compile(re.sub(r"(?<=[a-z]) (?=[a-z])", r"[- ]", pattern), re.I | re.A)
+
+
 # --- vocabulary -------------------------------------------------------------------------
 # Verticals and the finer categories inside them, each finer one with its Chinese name as
 # the canonical form so "信用卡" and "credit card" are one subject. A finer category is
@@ -154,10 +160,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "宠物": (r"宠物|\bpets?\b", {"猫粮": r"猫粮|\bcat food\b", "狗粮": r"狗粮|\bdog food\b", "猫砂": r"猫砂|\bcat litter\b"}),
 }
-VERTICAL_RX = {
-    name: (re.compile(broad, re.I | re.A), {canon: re.compile(rx, re.I | re.A) for canon, rx in fine.items()})
-    for name, (broad, fine) in VERTICALS.items()
-}
+VERTICAL_RX = {name: (_name_rx(broad), {canon: _name_rx(rx) for canon, rx in fine.items()}) for name, (broad, fine) in VERTICALS.items()}
 
 CHANNELS: dict[str, str] = {
     "信息流": r"信息流|\bfeeds?\b|\bin-feed\b",
@@ -165,21 +168,40 @@ CHANNELS: dict[str, str] = {
     "直播": r"直播间|直播|\blive ?stream\w*|\blive rooms?\b",
     "短视频": r"短视频|\bshort videos?\b",
     "开屏": r"开屏|\bsplash\b",
-    "抖音": r"抖音|\bdouyin\b|巨量引擎|巨量|\bocean ?engine\b|千川",
+    "抖音": r"抖音|\bdouyin\b|巨量引擎|巨量|\bocean ?engine\b|千川|本地推",
+    "今日头条": r"今日头条|头条|\btoutiao\b",
     "快手": r"快手|\bkuaishou\b|磁力",
     "小红书": r"小红书|\bxiaohongshu\b|\bRED\b|聚光",
-    "微信": r"微信|朋友圈|视频号|广点通|腾讯广告|\bwechat\b|\bmoments\b",
+    "微信": r"微信|朋友圈|视频号|公众号|广点通|腾讯广告|\bwechat\b|\bmoments\b|\btencent ads\b",
     "百度": r"百度|\bbaidu\b",
+    "知乎": r"知乎|\bzhihu\b",
+    "微博": r"微博|\bweibo\b",
     "B站": r"B站|哔哩哔哩|\bbilibili\b",
     "淘宝": r"淘宝|天猫|阿里妈妈|万相台|\btaobao\b|\btmall\b",
     "京东": r"京东|京准通|\bJD\b",
     "拼多多": r"拼多多|\bpinduoduo\b|\bPDD\b",
-    "美团": r"美团|大众点评|\bmeituan\b",
+    "美团": r"美团|大众点评|\bmeituan\b|\bdianping\b",
+    "饿了么": r"饿了么|\beleme\b",
+    "携程": r"携程|\bctrip\b|\btrip\.com\b",
+    "飞猪": r"飞猪|\bfliggy\b",
+    "汽车之家": r"汽车之家|\bautohome\b",
+    "懂车帝": r"懂车帝|\bdongchedi\b",
+    "应用商店": r"应用商店|应用市场|\bapp stores?\b|\bapple search ads\b",
+    "腾讯视频": r"腾讯视频|\btencent video\b",
+    "爱奇艺": r"爱奇艺|\biqiyi\b",
+    "优酷": r"优酷|\byouku\b",
+    "户外": r"户外广告|分众|电梯广告|\bout-of-home\b|\bOOH\b",
     "TikTok": r"\btiktok\b",
     "Google": r"\bgoogle\b|\bYouTube\b",
+    "Bing": r"\bbing\b|\bmicrosoft ads\b",
     "Meta": r"\bmeta\b|\bfacebook\b|\binstagram\b",
+    "LinkedIn": r"\blinkedin\b|领英",
+    "X": r"\btwitter\b|\bX ads\b",
+    "Amazon": r"\bamazon\b|亚马逊",
 }
-CHANNEL_RX = {name: re.compile(rx, re.I | re.A) for name, rx in CHANNELS.items()}
+CHANNEL_RX = {name: _name_rx(rx) for name, rx in CHANNELS.items()}
+# Ways to advertise rather than places: "抖音信息流" names a platform and a format of it.
+CHANNEL_FORMATS = frozenset({"信息流", "搜索", "直播", "短视频", "开屏", "户外", "应用商店"})
 
 AUDIENCES: dict[str, str] = {
     "新客": r"新客|新用户|首购|拉新|\bnew (?:customers?|users?|buyers?)\b|\bfirst-time\b",
@@ -195,7 +217,7 @@ AUDIENCES: dict[str, str] = {
     "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
     "相似人群": r"相似人群|\blookalikes?\b",
 }
-AUDIENCE_RX = {name: re.compile(rx, re.I | re.A) for name, rx in AUDIENCES.items()}
+AUDIENCE_RX = {name: _name_rx(rx) for name, rx in AUDIENCES.items()}
 AGE_RANGE = re.compile(
     r"(\d{1,2})\s*(?:-|–|~|～|到|至|to)\s*(\d{1,2})\s*(?:岁|周岁|\byears? old\b|\byo\b)|\b(?:aged?|ages)\s*(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b",
     re.I | re.A,

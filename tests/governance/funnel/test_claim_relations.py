@@ -558,3 +558,82 @@ def test_rules_closer_than_the_memory_it_changes_do_not_crowd_it_out(make_memory
     c = Candidate(content=text, trigger_type="correction", source="user", layer="L2", advertiser="brand_A")
     found = {r["memory"].pk: r["relation"] for r in find_related(c)}
     assert found.get(old.pk) == "contradiction", found
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # A comparison of two platforms turned round, in other words and order.
+        ("adv_travel_01 签证产品在百度搜索转化率高于抖音", "用户说：adv_travel_01 签证产品抖音转化其实比百度好", "contradiction"),
+        ("brand_A 信息流CTR高于搜索广告", "brand_A 搜索广告CTR比信息流好", "contradiction"),
+        # The same comparison said again the other way round is a repeat.
+        ("brand_A 信息流CTR高于搜索广告", "brand_A 搜索广告CTR比信息流低", "duplicate"),
+    ],
+)
+def test_a_comparison_is_read_with_the_names_it_compares(old, new, kind):
+    found = _relation(old, new, advertiser="adv_travel_01" if "travel" in old else "brand_A")
+    assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "old,new,kind,facet",
+    [
+        # Channels the vocabulary knows, platforms and their ad products, in either language.
+        (
+            "brand_edu's MBA ads on Baidu search run on weekday evenings only",
+            "The client wants brand_edu's MBA ads on Zhihu limited to weekday evenings",
+            "compatible",
+            "channel",
+        ),
+        ("adv_saas_02 LinkedIn 周末不投", "adv_saas_02 WeChat Search 周末照常投放，客户确认", "compatible", "channel"),
+        (
+            "adv_saas_01 Google Ads CRM trial: 50-500 employees only",
+            "adv_saas_01 Bing Ads CRM trial: 50-500 employees only",
+            "compatible",
+            "channel",
+        ),
+        (
+            "年末理财类目腾讯广告CPC较上月上涨22%",
+            "Year-end: Tencent Ads CPC for wealth management up 22% month over month",
+            "duplicate",
+            "value",
+        ),
+        # English words of a name joined by a hyphen.
+        (
+            "brand_shoes running-shoe ads on Xiaohongshu feature real runners, never studio models",
+            "brand_shoes 小红书跑鞋广告用真实跑者，不用棚拍模特",
+            "duplicate",
+            "value",
+        ),
+    ],
+)
+def test_names_the_vocabulary_knows_in_either_language(old, new, kind, facet):
+    found = _relation(old, new)
+    assert found is not None and (found.kind, found.signal) == (kind, facet), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "adv_fin_01 信用卡落地页年化利率说明放首屏时转化率最高",
+        "用户说：brand_home_01 床垫直播间其实周六转化最差",
+        "brand_home_01 床垫直播出价2.5元，客户说的",
+    ],
+)
+def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
+    # No cue word ("要", "必须", "确认"), but a settled statement that judges or gives a figure.
+    decision = ingest(text, source="user", advertiser="adv_fin_01" if "fin" in text else "brand_home_01")
+    assert decision.action == "WRITE", decision.reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "用户说：双11大促期间美妆类目流量上涨，需调整出价",  # a metric that moved: an observation
+        "brand_D 美妆新品的小红书投放情况",  # a topic
+        "要不要把 brand_D 小红书出价降到2元？",  # a question
+    ],
+)
+def test_a_users_observation_topic_or_question_is_no_attitude(ingest, text):
+    decision = ingest(text, source="user", advertiser="brand_A" if "brand_A" in text or "双11" in text else "brand_D")
+    assert decision.action == "REJECT", decision.reasons
