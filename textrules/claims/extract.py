@@ -19,6 +19,7 @@ from textrules.claims.words import (
     CONDITION_RX,
     CONSEQUENCE,
     CURRENCY_BEFORE,
+    DAYPART_OF_CLOCK,
     DAYPART_RX,
     DOWN,
     EVENT_RX,
@@ -36,6 +37,7 @@ from textrules.claims.words import (
     PLACE_CANON,
     PLAN,
     PM,
+    POINT_TIME,
     POSITIVE,
     QUESTION,
     QUESTION_END,
@@ -120,6 +122,16 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
         if 0 <= at <= 24:
             after = side.lower() == "after" or "后" in side
             slots.add((round(at, 2), 24.0) if after else (0.0, round(at, 2)))
+    rest = OPEN_TIME.sub(" ", rest)
+    for m in POINT_TIME.finditer(rest):
+        hour = m.group(1) or m.group(4) or m.group(7)
+        minute = int(m.group(2) or m.group(5) or 0) + (30 if m.group(6) else 0)
+        half = (m.group(3) or m.group(8) or "").lower()
+        at = (int(hour) % 12 if half == "am" else int(hour)) + minute / 60
+        if PM.search(rest[max(0, m.start() - 4) : m.start()]) or half == "pm":
+            at = at + 12 if at < 12 else at
+        if 0 <= at <= 24:
+            slots.add((round(at, 2), round(at, 2)))
     return frozenset(slots)
 
 
@@ -358,7 +370,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         audiences=_names(AUDIENCE_RX, scope_text),
         weekdays=_weekdays(scope_text),
         time_slots=_time_slots(scope_text),
-        dayparts=frozenset() if _time_slots(scope_text) else _names(DAYPART_RX, scope_text),
+        dayparts=frozenset() if _time_slots(scope_text) else _names(DAYPART_RX, DAYPART_OF_CLOCK.sub(" ", scope_text)),
         events=_names(EVENT_RX, scope_text),
         places=places_in(scope_text),
     )

@@ -15,7 +15,7 @@ def _show(values: Iterable[Any]) -> str:
     items = []
     for v in sorted(values, key=str):
         if isinstance(v, tuple):
-            items.append("–".join(f"{int(x):02d}:{int(round((x % 1) * 60)):02d}" for x in v))
+            items.append("–".join(f"{int(x):02d}:{int(round((x % 1) * 60)):02d}" for x in dict.fromkeys(v)))
         elif isinstance(v, int) and not isinstance(v, bool):
             items.append(["周一", "周二", "周三", "周四", "周五", "周六", "周日"][v - 1])
         else:
@@ -24,7 +24,8 @@ def _show(values: Iterable[Any]) -> str:
 
 
 def _overlap(a: frozenset[tuple[float, float]], b: frozenset[tuple[float, float]]) -> bool:
-    return any(x0 < y1 and y0 < x1 for x0, x1 in a for y0, y1 in b)
+    """Two slots share some time; a clock time (a slot of no length) shares its own moment."""
+    return any(x0 < y1 and y0 < x1 or (x0 == x1 or y0 == y1) and x0 <= y1 and y0 <= x1 for x0, x1 in a for y0, y1 in b)
 
 
 def _category_relation(a: frozenset[str], b: frozenset[str]) -> str:

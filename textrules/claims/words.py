@@ -134,7 +134,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "本地生活": (
-        r"本地生活|\blocal (?:services|life)\b|到店|团购|\bdeals?\b",
+        r"本地生活|\blocal (?:services|life|deals?)\b|到店|团购|\bgroup ?buy\w*",
         {
             "外卖": r"外卖|\bfood delivery\b",
             "餐饮": r"餐饮|餐厅|\brestaurants?\b",
@@ -177,7 +177,7 @@ CHANNELS: dict[str, str] = {
     "知乎": r"知乎|\bzhihu\b",
     "微博": r"微博|\bweibo\b",
     "B站": r"B站|哔哩哔哩|\bbilibili\b",
-    "淘宝": r"淘宝|天猫|阿里妈妈|万相台|\btaobao\b|\btmall\b",
+    "淘宝": r"淘宝|天猫|阿里妈妈|万相台|直通车|引力魔方|\btaobao\b|\btmall\b",
     "京东": r"京东|京准通|\bJD\b",
     "拼多多": r"拼多多|\bpinduoduo\b|\bPDD\b",
     "美团": r"美团|大众点评|\bmeituan\b|\bdianping\b",
@@ -264,6 +264,9 @@ DAYPARTS: dict[str, str] = {
 }
 DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()}
 PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
+# A part of the day right before a clock time only tells its half of the day ("上午10点",
+# "晚上8点上线"): the time is the subject, not the whole morning or evening.
+DAYPART_OF_CLOCK = re.compile(r"(?:早上|上午|中午|下午|傍晚|晚上|晚间|凌晨)\s*(?=\d{1,2}\s*(?:点|[:：]\d{2}))")
 
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
@@ -271,7 +274,7 @@ LEVERS: dict[Lever, str] = {
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
     Lever.TARGETING: r"定向|人群包|受众|投放人群|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b",
-    Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|\bhours\b|\btime slots?\b",
+    Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
     Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
@@ -344,7 +347,7 @@ BOUND = _rx(
 # Scope limited ("只投", "only for") or a value bounded (CAP_PARTS): "只投门店5公里内" and
 # "半径不超过5公里" restrict alike.
 RESTRICTION = _rx(
-    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|只投|仅投|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
+    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|[只仅](?:投|推|做|跑|开|上|面向)|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
     *CAP_PARTS,
 )
 # Which way a rule bounds its figure: "上限5000元", "不得高于CPA的1.3倍", "at most" from above;
@@ -425,6 +428,14 @@ LATIN_UNIT = re.compile(r"(?:k(?!\s*(?:分辨率|视频|屏|画质|video|resolut
 OPEN_TIME = re.compile(
     r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时)\s*(以后|之后|后|以前|之前|前(?!后))"
     r"|\b(after|before) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b",
+    re.I,
+)
+# A clock time on its own ("10:00", "上午10点上线", "at 8pm"): a point in the day. Ranges and
+# open ends are read first and taken out of the text.
+POINT_TIME = re.compile(
+    r"(?<![\d.:：])(\d{1,2})[:：](\d{2})(?![\d:：])(?:\s*(am|pm)\b)?"
+    r"|(?<![\d.])(\d{1,2})\s*点(?:(\d{1,2})分|(半))?(?![\d前后钟])"
+    r"|\b(\d{1,2})\s*(am|pm)\b",
     re.I,
 )
 UNIT_CANON = {"％": "%", "个百分点": "pp", "块": "元", "k": "千", "x": "倍", "×": "倍", "usd": "$", "美元": "$", "rmb": "元", "yuan": "元"}

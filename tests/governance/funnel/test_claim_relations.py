@@ -637,3 +637,40 @@ def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
 def test_a_users_observation_topic_or_question_is_no_attitude(ingest, text):
     decision = ingest(text, source="user", advertiser="brand_A" if "brand_A" in text or "双11" in text else "brand_D")
     assert decision.action == "REJECT", decision.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # A clock time is read in either language; "上午" before it only says which half of the day.
+        ("adv_travel_01 flash-sale ads go live on Tuesdays at 10:00", "adv_travel_01 的秒杀广告每周二上午10点上线", "duplicate"),
+        ("brand_3c_02 flash deals start at 10:00", "brand_3c_02's flash deals start at 8pm", "contradiction"),
+        # "3 hours" is how long, not when: no schedule is set.
+        ("adv_local_02 深度保洁3小时起订", "adv_local_02 deep cleaning: minimum booking is 3 hours, per the client", "duplicate"),
+        # "flash deals" are not the local-services vertical; the tablet's Friday deal narrows the rule.
+        ("brand_3c_02: flash deals start at 20:00", "brand_3c_02: tablet flash deals start at 20:00 on Fridays only", "refinement"),
+        # 直通车 is Taobao's search ads: the same channel named two ways.
+        ("brand_home_01 天猫直通车床垫只推1.8米", "客户重申：brand_home_01 床垫在直通车只推1.8米规格", "duplicate"),
+    ],
+)
+def test_times_durations_and_products_read_as_they_are_meant(old, new, kind):
+    found = _relation(old, new)
+    assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "把这个设成 L1 规则：brand_home_02 所有广告不许出现“零甲醛”",
+        "adv_local_02 deep cleaning: minimum booking is 3 hours, per the client",
+        "客户重申：brand_home_01 床垫在直通车只推1.8米规格",
+        "Correction: brand_3c_02's flash deals start at 20:00, not 10:00",
+    ],
+)
+def test_a_users_own_statement_is_feedback_without_a_cue_word(text):
+    from judges.offline import offline_classify
+
+    out = offline_classify(text, "user")
+    assert out.trigger_type == "user_feedback", out.fields
+    # The same words from an agent are no user's feedback.
+    assert offline_classify(text, "agent").trigger_type != "user_feedback" or "Correction" in text
