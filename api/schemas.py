@@ -154,7 +154,9 @@ class SearchOut(Schema):
     mode: Literal["fast", "deep"] = "fast"
     as_of: str | None = Field(None, description="the time read (as_of), when one was asked for")
     deep: dict[str, Any] | None = Field(
-        None, description="deep mode only: subqueries, rewriter, reranker, their timings, and fallback (a reason) when it answered fast"
+        None,
+        description="deep mode only: subqueries, rewriter, reranker, their timings, and fallback (a reason) and fallback_step "
+        "(rewrite or rerank) when it answered fast",
     )
     query_truncated: bool = Field(False, description="the embedder read only the first query_chars_embedded characters")
     query_chars_embedded: int = 0

@@ -21,7 +21,7 @@ import urllib.request
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -280,12 +280,15 @@ class LabelledQuery:
 class ScoredRun:
     """The queries of one mode ranked and scored: each query's scores (in order), the whole
     call's milliseconds (query embedding included), the search's own milliseconds as the
-    response reports them, and how often deep mode fell back."""
+    response reports them, how often deep mode fell back, and which rewriter/reranker pair
+    deep mode ran with (e.g. "offline/cross-encoder": a run with MEMORY_RERANK_ENDPOINT set
+    says so in its output)."""
 
     per_query: list[dict[str, float]]
     wall_ms: list[float]
     search_ms: list[float]
     fallbacks: int
+    deep_hooks: dict[str, int] = field(default_factory=dict)
 
     def latency(self) -> dict[str, float]:
         return {"p50": round(percentile(self.wall_ms, 50), 2), "p95": round(percentile(self.wall_ms, 95), 2)}
@@ -311,8 +314,11 @@ def score_queries(
         )
         run.wall_ms.append((time.perf_counter() - started) * 1000)
         run.search_ms.append(response.search_ms)
-        if mode == "deep" and response.deep.get("fallback"):
-            run.fallbacks += 1
+        if mode == "deep":
+            pair = f"{response.deep.get('rewriter')}/{response.deep.get('reranker')}"
+            run.deep_hooks[pair] = run.deep_hooks.get(pair, 0) + 1
+            if response.deep.get("fallback"):
+                run.fallbacks += 1
         ranked = [key_of.get(r.memory.pk) for r in response.results]
         run.per_query.append(tally.add(ranked, q.gold, q.buckets))
         if progress is not None:

@@ -206,6 +206,10 @@ def evaluate(
             # Whole call, query embedding included (deep mode embeds several sub-queries).
             "latency_ms": run.latency(),
         }
+        if mode == "deep":
+            # Which rewriter and reranker answered (the cross-encoder when MEMORY_RERANK_ENDPOINT
+            # is set), and how often it failed and the fast result stood in.
+            per_mode[mode].update(fallbacks=run.fallbacks, deep_hooks=run.deep_hooks)
         progress(f"{mode}: recall@10 {per_mode[mode]['overall']['recall@10']}")
     return per_mode
 

@@ -81,7 +81,7 @@ def evaluate(queries: list[dict[str, Any]], key_of: dict[int, str], mode: str, c
         "overall": tally.summary("overall"),
         "by_kind": {kind: tally.summary(kind) for kind in sorted(tally.buckets(), key=str) if kind != "overall"},
         "latency_ms": run.latency(),
-        **({"fallbacks": run.fallbacks} if mode == "deep" else {}),
+        **({"fallbacks": run.fallbacks, "deep_hooks": run.deep_hooks} if mode == "deep" else {}),
     }
 
 

@@ -164,6 +164,7 @@ def evaluate(queries: list[ChatQuery], key_of: dict[int, str], mode: str, config
         "by_kind": {kind: tally.summary(kind) for kind in KINDS if kind in tally},
         "latency_ms": run.latency(),
         "per_query_recall@10": [round(s["recall@10"], 4) for s in run.per_query],
+        **({"fallbacks": run.fallbacks, "deep_hooks": run.deep_hooks} if mode == "deep" else {}),
     }
 
 

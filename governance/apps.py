@@ -9,18 +9,19 @@ class GovernanceConfig(AppConfig):
 
     def ready(self) -> None:
         # Deep search lives in memories, which may not import governance: the model-backed
-        # rewrite/rerank is injected here (see governance.search_hooks). The factory imports
-        # the chat client on first use, so processes that never deep-search never load it.
+        # rewrite/rerank (gateway model, cross-encoder) is injected here (see
+        # governance.search_hooks). The factory imports the clients on first use, so
+        # processes that never deep-search never load them.
         from memories.search.deep import register_hooks_factory
 
-        register_hooks_factory(_gateway_deep_hooks)
+        register_hooks_factory(_configured_deep_hooks)
 
         from governance.safety_net import connect
 
         connect()
 
 
-def _gateway_deep_hooks():
-    from governance.search_hooks import gateway_deep_hooks
+def _configured_deep_hooks():
+    from governance.search_hooks import configured_deep_hooks
 
-    return gateway_deep_hooks()
+    return configured_deep_hooks()

@@ -102,6 +102,17 @@ class LingixConfig(BaseSettings):
         gt=0,
         description="Seconds deep search's rewrite and rerank calls may take (one attempt each, then the fast result).",
     )
+    memory_rerank_endpoint: str = Field(
+        default="",
+        description="Full URL of a cross-encoder's `/rerank` endpoint (Jina, SiliconFlow, Cohere, Voyage, vLLM, Infinity: "
+        "e.g. https://api.jina.ai/v1/rerank); deep search then reranks with it. Empty means no cross-encoder.",
+    )
+    memory_rerank_model: str = Field(default="jina-reranker-v2-base-multilingual", description="Model name sent to MEMORY_RERANK_ENDPOINT.")
+    memory_rerank_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="Bearer key for MEMORY_RERANK_ENDPOINT (optional: a local server may need none); only ever read from "
+        "the environment, never copied to Django's settings, the database, logs or traces.",
+    )
 
     # --- embeddings ---------------------------------------------------------------
     memory_embedding_provider: str = Field(
@@ -202,6 +213,15 @@ class LingixConfig(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
+    @field_validator("memory_rerank_endpoint", mode="after")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        # The key goes to this address: a typo such as a file path must stop the process, not send it.
+        value = value.strip()
+        if value and not value.lower().startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value
+
     @field_validator("memory_embedding_dimensions", mode="after")
     @classmethod
     def _zero_is_unset(cls, value: int | None) -> int | None:
@@ -218,6 +238,11 @@ class LingixConfig(BaseSettings):
     def llm_api_key(self) -> str:
         """The gateway key in plain text, for the client that sends it and nothing else."""
         return self.memory_llm_api_key.get_secret_value()
+
+    @property
+    def rerank_api_key(self) -> str:
+        """The rerank endpoint's key in plain text, for the client that sends it and nothing else."""
+        return self.memory_rerank_api_key.get_secret_value()
 
     @property
     def token_prices(self) -> tuple[float, float]:

@@ -151,6 +151,9 @@ MEMORY_LLM_TIMEOUT = env.memory_llm_timeout
 MEMORY_LLM_MAX_RETRIES = env.memory_llm_max_retries
 MEMORY_ENTITIES_LLM = env.memory_entities_llm
 MEMORY_DEEP_TIMEOUT = env.memory_deep_timeout
+# The cross-encoder deep search reranks with; its key, like the gateway's, is not copied here.
+MEMORY_RERANK_ENDPOINT = env.memory_rerank_endpoint
+MEMORY_RERANK_MODEL = env.memory_rerank_model
 
 MEMORY_EMBEDDING_PROVIDER = env.memory_embedding_provider
 MEMORY_EMBEDDING_MODEL = env.memory_embedding_model

@@ -11,11 +11,14 @@ bench replay: 0.748 with ranks, 0.754 with scores; bench.locomo gives 0.754 for 
 
 Who rewrites and reranks is injected: `DeepHooks` carries the two callables. This module
 ships the deterministic offline pair (synonym and entity expansion from the ad-ops table,
-question to statement; a feature rerank). A model-backed pair lives above memories (the LLM
-client belongs to governance, which memories may not import): governance registers a
-factory with `register_hooks_factory` at startup, and callers may pass hooks explicitly.
-When a hook fails (timeout, malformed answer, gateway down) deep mode answers with the fast
-result and says so in `deep["fallback"]`; it never fails a search the fast path can answer.
+question to statement; a feature rerank). Model-backed hooks live above memories (the model
+clients belong to governance and judges): governance registers a factory with
+`register_hooks_factory` at startup (the gateway model for both steps, or a cross-encoder
+for the rerank step), and callers may pass hooks explicitly. `deep["rewriter"]` and
+`deep["reranker"]` name who did each step. When a hook fails (timeout, malformed answer,
+server down) deep mode answers with the fast result and says so in `deep["fallback"]` (the
+reason) and `deep["fallback_step"]` (which step failed); it never fails a search the fast
+path can answer.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from memories.search.hybrid import DEFAULT_RANKING, RankingConfig
@@ -59,6 +63,19 @@ class DeepHooks:
     name: str
     rewrite: Rewriter
     rerank: Reranker
+    # Who reranks, when that is not `name` (a cross-encoder behind a model or offline rewrite).
+    rerank_name: str = ""
+
+    @property
+    def reranker(self) -> str:
+        return self.rerank_name or self.name
+
+
+class DeepStep(StrEnum):
+    """The step whose hook failed, reported beside the fallback reason."""
+
+    REWRITE = "rewrite"
+    RERANK = "rerank"
 
 
 @dataclass
@@ -187,11 +204,12 @@ def deep_search(
         "category": category,
         "as_of": as_of,
     }
-    info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.name}
+    info: dict[str, Any] = {"rewriter": hooks.name, "reranker": hooks.reranker}
 
-    def fast(reason: str) -> DeepResponse:
+    def fast(reason: str, step: DeepStep) -> DeepResponse:
         response = memory_search(query=query, top_k=top_k, record_access=record_access, config=config, **scope)
         info["fallback"] = reason
+        info["fallback_step"] = step
         return DeepResponse(
             results=response.results,
             embed_ms=response.embed_ms,
@@ -207,7 +225,7 @@ def deep_search(
         subqueries = _clean_subqueries(query, hooks.rewrite(query))
     except DeepHookFailure as exc:
         info["rewrite_ms"] = round((time.perf_counter() - t0) * 1000, 2)
-        return fast(exc.reason)
+        return fast(exc.reason, DeepStep.REWRITE)
     info["rewrite_ms"] = round((time.perf_counter() - t0) * 1000, 2)
     info["subqueries"] = subqueries
 
@@ -231,7 +249,7 @@ def deep_search(
         order = hooks.rerank(query, candidates)
     except DeepHookFailure as exc:
         info["rerank_ms"] = round((time.perf_counter() - t0) * 1000, 2)
-        return fast(exc.reason)
+        return fast(exc.reason, DeepStep.RERANK)
     info["rerank_ms"] = round((time.perf_counter() - t0) * 1000, 2)
     # A reranker may only reorder the candidates: unknown ids are dropped, forgotten ones
     # keep their fused order after the ranked ones.

@@ -76,6 +76,29 @@ def test_locomo_bench_reports_three_modes(tmp_path):
     assert doc["config"]["turn_format"] and doc["config"]["ranking"]
 
 
+def test_locomo_deep_mode_runs_with_the_configured_reranker(tmp_path, fake_openai):
+    """MEMORY_RERANK_ENDPOINT reaches the bench through the environment, and its output
+    says which reranker answered (a cross-encoder scoring every document equally here)."""
+    from tests.fakes.openai_server import rerank
+
+    fake_openai.route(lambda req: req.path.endswith("/rerank"), lambda req: rerank([(i, 0.5) for i in range(len(req.json["documents"]))]))
+    data = tmp_path / "tiny_locomo.json"
+    data.write_text(json.dumps(_tiny_locomo()), encoding="utf-8")
+    env = isolated_env(OMP_NUM_THREADS="1", TMPDIR=str(tmp_path), MEMORY_RERANK_ENDPOINT=f"{fake_openai.base_url}/rerank")
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.locomo", "--json", "--data", str(data), "--quiet", "--modes", "deep"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    deep = json.loads(done.stdout)["deep"]
+    assert deep["deep_hooks"] == {"offline/cross-encoder": 4} and deep["fallbacks"] == 0
+    assert len(fake_openai.requests_to("/rerank")) == 4
+
+
 def test_locomo_bench_refuses_a_missing_file_in_one_line(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "bench.locomo", "--json", "--data", str(tmp_path / "nope.json")],

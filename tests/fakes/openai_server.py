@@ -10,12 +10,14 @@
         fake.queue(error(429, retry_after=0), error(500))   # several, in order
         fake.route("prompt:judge", chat({...}))     # answer every request whose body contains the marker
         fake.route(lambda req: req.path.endswith("/embeddings"), ..., times=2)   # or matches a predicate
+        fake.route(lambda req: req.path.endswith("/rerank"), lambda req: rerank(...))   # a reply built from the request
         fake.default = chat("{}")                   # when nothing is queued or routed
 
         chat("not json at all")                     # malformed model output (a str is sent verbatim)
         chat({...}, usage={"prompt_tokens": 12, "completion_tokens": 3})
         chat({...}, delay=5.0)                      # answer late (client timeouts)
         raw(b"<html>oops", status=200)              # a broken HTTP body, not even JSON
+        rerank([(0, 0.9), (2, 0.1)])                # a /rerank answer: {"results": [{"index", "relevance_score"}]}
 
         fake.requests                               # every request: method, path, headers, body, json
         fake.requests_to("/chat/completions")
@@ -85,6 +87,12 @@ def embeddings(vectors: list[list[float]], *, model: str = "fake-embedding") -> 
     )
 
 
+def rerank(scores: list[tuple[int, float]], *, key: str = "results", delay: float = 0.0) -> Reply:
+    """A cross-encoder's /rerank answer (Jina, Cohere; `key="data"` for Voyage's shape)."""
+    hits = [{"index": index, "relevance_score": score} for index, score in scores]
+    return Reply(payload={"model": "fake-reranker", key: hits, "usage": {"total_tokens": 0}}, delay=delay)
+
+
 @dataclass
 class Recorded:
     method: str
@@ -107,7 +115,7 @@ class Recorded:
 @dataclass
 class _Route:
     match: Callable[[Recorded], bool]
-    reply: Reply
+    reply: Reply | Callable[[Recorded], Reply]
     times: int | None
 
 
@@ -130,7 +138,9 @@ class FakeOpenAI:
             self._queue.extend(replies)
         return self
 
-    def route(self, match: str | Callable[[Recorded], bool], reply: Reply, *, times: int | None = None) -> FakeOpenAI:
+    def route(
+        self, match: str | Callable[[Recorded], bool], reply: Reply | Callable[[Recorded], Reply], *, times: int | None = None
+    ) -> FakeOpenAI:
         predicate = (lambda req, needle=match: needle in req.text) if isinstance(match, str) else match
         with self._lock:
             self._routes.append(_Route(predicate, reply, times))
@@ -209,7 +219,7 @@ class FakeOpenAI:
                 if route.times != 0 and route.match(request):
                     if route.times is not None:
                         route.times -= 1
-                    return route.reply
+                    return route.reply(request) if callable(route.reply) else route.reply
             if self._queue:
                 return self._queue.popleft()
         if self.default is not None:

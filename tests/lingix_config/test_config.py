@@ -131,3 +131,17 @@ def test_the_key_stays_out_of_settings_and_reprs(env, settings):
     assert config().llm_api_key == "sk-test-密钥-0123456789abcdef"
     assert "sk-test" not in repr(config())
     assert not any("sk-test" in str(getattr(settings, name)) for name in dir(settings) if name.isupper())
+
+
+def test_the_rerank_key_stays_out_of_settings_and_reprs(env, settings):
+    env(MEMORY_RERANK_API_KEY="jina_test-密钥-0123456789abcdef", MEMORY_RERANK_ENDPOINT="https://api.jina.ai/v1/rerank")
+    assert config().rerank_api_key == "jina_test-密钥-0123456789abcdef"
+    assert config().memory_rerank_model == "jina-reranker-v2-base-multilingual"
+    assert "jina_test" not in repr(config())
+    assert not any("jina_test" in str(getattr(settings, name)) for name in dir(settings) if name.isupper())
+
+
+@pytest.mark.parametrize("value", ["/v1/rerank", "file:///etc/passwd", "api.jina.ai/v1/rerank"])
+def test_a_rerank_endpoint_that_is_no_http_url_is_refused(env, value):
+    with pytest.raises(ConfigurationError, match="MEMORY_RERANK_ENDPOINT"):
+        env(MEMORY_RERANK_ENDPOINT=value)
