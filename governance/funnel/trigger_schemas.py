@@ -196,7 +196,16 @@ class AnomalyPatternData(TriggerData):
     threshold: Number = _f("偏差阈值", "deviation that counts as an anomaly (default 20%)", "threshold", "threshold_pct", example=0.2)
     window: Text = _f("观测窗口", "over which period", "window", "time_window", "period", example="近3天")
     possible_cause: Text = _f(
-        "可能原因", "a hypothesised cause", "possible_cause", "cause", "reason", "suspected_cause", example="竞品抢量"
+        "可能原因",
+        "a hypothesised cause",
+        "possible_cause",
+        "cause",
+        "reason",
+        "suspected_cause",
+        "likely_cause",
+        "probable_cause",
+        "root_cause",
+        example="竞品抢量",
     )
     recurrence: Number = _f(
         "复现次数", "how many times or days it happened", "recurrence", "occurrences", "repeat_count", "consecutive_days", "days", example=3

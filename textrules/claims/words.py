@@ -113,6 +113,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
         r"金融|\bfinanc\w*",
         {
             "信用卡": r"信用卡|\bcredit cards?\b",
+            "借记卡": r"借记卡|储蓄卡|\bdebit cards?\b",
             "理财": r"理财|\bwealth management\b",
             "贷款": r"贷款|\bloans?\b",
             "保险": r"保险|\binsurance\b",
@@ -212,7 +213,7 @@ AUDIENCES: dict[str, str] = {
     "宝妈": r"宝妈|妈妈|\bmoms?\b|\bmothers?\b|\bparents?\b|家长",
     "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
     "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
-    "一线城市": r"一线城市|一二线|\btier[- ]?1\b",
+    "一线城市": r"一线城市|一二线|一线(?:和|及|、)二线|\btier[- ]?1\b",
     "下沉市场": r"下沉市场|三四线|低线城市|县城|\blower-tier\b",
     "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
     "相似人群": r"相似人群|\blookalikes?\b",
@@ -273,7 +274,7 @@ LEVERS: dict[Lever, str] = {
     Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
-    Lever.TARGETING: r"定向|人群包|受众|投放人群|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b",
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
     Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
@@ -291,12 +292,12 @@ METRICS: dict[str, str] = {
     "ctr": r"\bCTR\b|点击率",
     # A bare 转化 compared ("周六转化最差", "转化更好") is its rate.
     "cvr": r"\bCVR\b|转化率|转化(?=最|更|较)",
-    "cpa": r"\bCPA\b|转化成本|获客成本|\bCPL\b|线索成本|\bcost per (?:acquisition|lead|install)\b|\bCPI\b",
+    "cpa": r"\bCPA\b|转化成本|获客成本|\bCPL\b|线索成本|核销成本|到店成本|\bcost per (?:acquisition|lead|install|redemption|visit)\b|\bCPI\b",
     "cpc": r"\bCPC\b|点击成本|单次点击",
     "cpm": r"\bCPM\b|千次曝光成本|千展成本",
     "gmv": r"\bGMV\b|成交额|销售额|\brevenue\b",
     "spend": r"消耗|花费|\bspend\b|\bcost\b",
-    "traffic": r"流量|曝光|展现|\bimpressions?\b|\btraffic\b|\breach\b",
+    "traffic": r"流量|曝光|展现|搜索量|搜索指数|访问量|访客数|\bimpressions?\b|\btraffic\b|\breach\b|\bsearch volume\b|\bvisits\b",
     "conversions": r"转化量|转化数|订单量|\bconversions?\b|\borders\b|\binstalls?\b|\bleads\b",
 }
 METRIC_RX = {name: re.compile(rx, re.I | re.A) for name, rx in METRICS.items()}
@@ -406,7 +407,7 @@ PLACE_CANON = {
 NOT_PLACES = {"旗舰", "本", "该", "每", "全", "这家", "那家", "门", "分", "单", "新", "老", "同", "首"}
 ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
 PLAN = re.compile(
-    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9])|([A-Za-z])\s*计划",
+    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9_])|([A-Za-z])\s*计划",
     re.I | re.A,
 )
 UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)

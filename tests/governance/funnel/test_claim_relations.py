@@ -674,3 +674,75 @@ def test_a_users_own_statement_is_feedback_without_a_cue_word(text):
     assert out.trigger_type == "user_feedback", out.fields
     # The same words from an agent are no user's feedback.
     assert offline_classify(text, "agent").trigger_type != "user_feedback" or "Correction" in text
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        (
+            "adv_fin_02: daily budget cap $500 on Google search",
+            "Update from the client: adv_fin_02's Google search daily budget cap is now $800",
+        ),
+        (
+            "adv_saas_01: LinkedIn daily budget cap $500",
+            "The client raised adv_saas_01's LinkedIn daily budget cap to $800, effective Monday",
+        ),
+        ("用户说：brand_A 医药OTC日预算5000元", "用户说：brand_A 医药OTC日预算调整为8000元"),
+    ],
+)
+def test_a_user_giving_a_setting_a_new_value_updates_it(ingest, old, new):
+    advertiser = next(a for a in ("adv_fin_02", "adv_saas_01", "brand_A") if a in old)
+    first = ingest(old, source="user", advertiser=advertiser)
+    second = ingest(new, source="user", advertiser=advertiser)
+    assert first.action == "WRITE" and second.action == "UPDATE", second.reasons
+    assert Memory.objects.filter(advertiser=advertiser, status="active").count() == 1
+
+
+def test_two_plans_named_after_the_word_plan_are_two_subjects(ingest):
+    a = ingest("客户要求：adv_auto_01 计划plan_a502 只投华东地区", source="user", advertiser="adv_auto_01")
+    b = ingest("客户要求：adv_auto_01 计划plan_a508 只投华东地区", source="user", advertiser="adv_auto_01")
+    assert a.action == "WRITE" and b.action == "WRITE", b.reasons
+    assert extract_claim("计划plan_a508 只投华东地区").subject.plans == {"A508"}
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        ("brand_edu 考研课程百度搜索只投一二线城市", "客户再次强调：brand_edu 考研课的百度搜索投放范围限定在一线和二线城市", "duplicate"),
+        (
+            "adv_fin_01: exclude student audiences from credit card prospecting",
+            "adv_fin_01: exclude students from the debit card campaign as well",
+            "compatible",
+        ),
+    ],
+)
+def test_audiences_and_products_said_in_other_words(old, new, kind):
+    found = _relation(old, new)
+    assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "event_type,summary,data",
+    [
+        # The cause under another field name.
+        (
+            "anomaly_pattern",
+            "adv_saas_01 trial-to-paid conversion has been 50% below baseline for 6 days; likely cause: billing page outage",
+            {"metric": "trial_to_paid", "baseline": 0.12, "observed": 0.06, "window": "6 days", "likely_cause": "billing page outage"},
+        ),
+        # A cold start or a season with a cost or traffic figure affects what comes next, no impact field needed.
+        (
+            "environment_change",
+            "adv_local_01 新店进入抖音本地推冷启动，首3天单次核销成本是老店的2.5倍",
+            {"event": "新店冷启动", "time_window": "开业后7天", "signal": "核销成本为老店2.5倍"},
+        ),
+        (
+            "environment_change",
+            "金三银四装修季：家居类目 Baidu 搜索量比2月高55%",
+            {"event": "装修旺季", "time_window": "3月1日至4月30日", "signal": "搜索量较2月+55%"},
+        ),
+    ],
+)
+def test_signals_a_team_would_keep_pass_the_value_stage(trigger, event_type, summary, data):
+    decision = trigger(event_type, summary=summary, data=data, source="tool", advertiser="brand_home_02")
+    assert decision.action == "WRITE", decision.reasons
