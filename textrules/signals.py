@@ -612,7 +612,9 @@ NEGATION = re.compile(
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
 # Times of day and their ranges: "8点-11点", "9-11点", "20:00-23:00", "9点到11点", "9am-11am".
 TIME_RANGE = re.compile(
-    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至)\s*(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至|\s(?:to|until|till)\s)\s*"
+    # "凌晨1点到早上7点": the part of the day may be said again after the separator.
+    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
     re.IGNORECASE,
 )
 

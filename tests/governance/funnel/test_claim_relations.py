@@ -746,3 +746,25 @@ def test_audiences_and_products_said_in_other_words(old, new, kind):
 def test_signals_a_team_would_keep_pass_the_value_stage(trigger, event_type, summary, data):
     decision = trigger(event_type, summary=summary, data=data, source="tool", advertiser="brand_home_02")
     assert decision.action == "WRITE", decision.reasons
+
+
+@pytest.mark.parametrize(
+    "text,slots",
+    [
+        ("1pm to 7pm", {(13.0, 19.0)}),
+        ("from 13:00 to 19:00", {(13.0, 19.0)}),
+        ("1 to 7 pm", {(13.0, 19.0)}),
+        ("凌晨1点到早上7点不投", {(1.0, 7.0)}),
+        ("下午1点到7点投放", {(13.0, 19.0)}),
+        ("晚上8点上线", {(20.0, 20.0)}),
+        ("8:30开播", {(8.5, 8.5)}),
+        ("19点前", {(0.0, 19.0)}),
+    ],
+)
+def test_times_of_day_in_either_language(text, slots):
+    assert extract_claim(text).subject.time_slots == slots
+
+
+def test_one_slot_said_in_two_languages_is_one_slot():
+    found = _relation("brand_game_01 周末下午1点到7点出价上浮15%", "brand_game_01 weekend bids up 15% from 1pm to 7pm")
+    assert found is not None and found.kind == "duplicate", found
