@@ -37,6 +37,8 @@ from textrules.claims.words import (
     PLACE_CANON,
     PLAN,
     PM,
+    PM_AFTER_EN,
+    PM_BEFORE_EN,
     POINT_TIME,
     POSITIVE,
     QUESTION,
@@ -99,15 +101,35 @@ def _weekdays(text: str) -> frozenset[int]:
     return frozenset(days)
 
 
+def _clock_text(text: str) -> str:
+    """Times written out the long way, in the form the time patterns read: "1 p.m." is
+    "1 pm", "between 1 and 7pm" is "1 to 7pm"."""
+    text = re.sub(r"\b([ap])\.m\.", r"\1m", text, flags=re.I)
+    return re.sub(r"\bbetween\s+(\d{1,2}(?:[:：]\d{2})?\s*(?:am|pm)?)\s+and\s+", r"\1 to ", text, flags=re.I)
+
+
+def _afternoon(text: str, start: int, end: int) -> bool:
+    """Whether the time at text[start:end] is said to be in the second half of the day."""
+    return bool(
+        PM.search(text[max(0, start - 4) : start])
+        or PM_BEFORE_EN.search(text[max(0, start - 24) : start])
+        or PM_AFTER_EN.match(text[end : end + 24])
+    )
+
+
 def _time_slots(text: str) -> frozenset[tuple[float, float]]:
     slots = set()
+    text = _clock_text(text)
     for m in s.TIME_RANGE.finditer(text):
-        if not (m.group(5) or (m.group(2) and m.group(4))):
+        # Bare numbers are a time range only with an hour unit, minutes, or an English part of
+        # the day beside them ("from 1 to 7 in the afternoon"); "3-5天" is a count.
+        english = PM_BEFORE_EN.search(text[max(0, m.start() - 24) : m.start()]) or PM_AFTER_EN.match(text[m.end() : m.end() + 24])
+        if not (m.group(5) or (m.group(2) and m.group(4)) or english):
             continue
         start = int(m.group(1)) + int(m.group(2) or 0) / 60
         end = int(m.group(3)) + int(m.group(4) or 0) / 60
         # "晚上8点到10点" is 20:00-22:00.
-        if PM.search(text[max(0, m.start() - 4) : m.start()]) or (m.group(5) or "").lower() == "pm":
+        if _afternoon(text, m.start(), m.end()) or (m.group(5) or "").lower() == "pm":
             start, end = (start + 12 if start < 12 else start), (end + 12 if end < 12 else end)
         if 0 <= start <= 24 and 0 <= end <= 24:
             slots.add((round(start, 2), round(end, 2)))
@@ -117,7 +139,7 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
         hour, minute, side = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
         # 12am is midnight.
         at = (int(hour) % 12 if (m.group(7) or "").lower() == "am" else int(hour)) + int(minute or 0) / 60
-        if PM.search(rest[max(0, m.start() - 4) : m.start()]) or (m.group(7) or "").lower() == "pm":
+        if _afternoon(rest, m.start(), m.end()) or (m.group(7) or "").lower() == "pm":
             at = at + 12 if at < 12 else at
         if 0 <= at <= 24:
             after = side.lower() == "after" or "后" in side
@@ -128,7 +150,7 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
         minute = int(m.group(2) or m.group(5) or 0) + (30 if m.group(6) else 0)
         half = (m.group(3) or m.group(8) or "").lower()
         at = (int(hour) % 12 if half == "am" else int(hour)) + minute / 60
-        if PM.search(rest[max(0, m.start() - 4) : m.start()]) or half == "pm":
+        if _afternoon(rest, m.start(), m.end()) or half == "pm":
             at = at + 12 if at < 12 else at
         if 0 <= at <= 24:
             slots.add((round(at, 2), round(at, 2)))

@@ -265,6 +265,10 @@ DAYPARTS: dict[str, str] = {
 }
 DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()}
 PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
+# English says the half of the day after the time as often as before it ("from 1 to 7 in the
+# afternoon", "8 in the evening"; "afternoons 1-7").
+PM_BEFORE_EN = re.compile(r"\b(?:afternoons?|evenings?|nights?|tonight)\b[\s,:]*(?:from\s+|at\s+)?$", re.I)
+PM_AFTER_EN = re.compile(r"^\s*(?:o'?clock\s*)?(?:in the |on \w+ |every |each )?(?:afternoons?|evenings?|nights?)\b", re.I)
 # A part of the day right before a clock time only tells its half of the day ("上午10点",
 # "晚上8点上线"): the time is the subject, not the whole morning or evening.
 DAYPART_OF_CLOCK = re.compile(r"(?:早上|上午|中午|下午|傍晚|晚上|晚间|凌晨)\s*(?=\d{1,2}\s*(?:点|[:：]\d{2}))")
