@@ -104,6 +104,10 @@ def relate(
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
+    if found.kind in {REFINEMENT, AMBIGUOUS} and not found.detail and wording.adds_detail:
+        # Said as a detail added ("客户补充：…健身人群只投女性"), naming a part the old one left
+        # open: the speaker narrows the earlier statement, which stays as it was.
+        return Relation(REFINEMENT, found.signal, found.detail, found.matched)
     if found.kind == REFINEMENT and wording.overlap >= WORDING_REPEAT:
         # Nearly the same words, none added: a repeat that spells out a detail its data
         # carries (a plan id), not a new rule.

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from textrules.claims.extract import categories_in, extract_claim
 from textrules.claims.relate import claim_parts
-from textrules.claims.words import FRAME
+from textrules.claims.words import ADDITION, FRAME
 
 
 def _grams(text: str) -> set[str]:
@@ -125,3 +125,9 @@ class Wording:
         id) or by filler ("请务必记住")."""
         new, old = claim_parts(extract_claim(self.new)), claim_parts(extract_claim(self.old))
         return any(new[facet] - old[facet] for facet in new)
+
+    @cached_property
+    def adds_detail(self) -> bool:
+        """The new text says it adds a detail ("客户补充：", "clarified:") and its own words
+        name a part the old one's do not."""
+        return bool(ADDITION.search(self.new)) and not ADDITION.search(self.old) and self.words_narrow

@@ -269,6 +269,12 @@ PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I |
 # afternoon", "8 in the evening"; "afternoons 1-7").
 PM_BEFORE_EN = re.compile(r"\b(?:afternoons?|evenings?|nights?|tonight)\b[\s,:]*(?:from\s+|at\s+)?$", re.I)
 PM_AFTER_EN = re.compile(r"^\s*(?:o'?clock\s*)?(?:in the |on \w+ |every |each )?(?:afternoons?|evenings?|nights?)\b", re.I)
+# The speaker presents the statement as a detail added to what was agreed ("用户补充：",
+# "adv_x clarified:"): where it names a part the earlier one left open, it narrows that one.
+ADDITION = re.compile(
+    r"补充|进一步|细化|具体来说|具体而言|\bclarif(?:y|ied|ies|ication)\b|\bmore specifically\b|\bto be (?:more )?specific\b",
+    re.I | re.A,
+)
 # A part of the day right before a clock time only tells its half of the day ("上午10点",
 # "晚上8点上线"): the time is the subject, not the whole morning or evening.
 DAYPART_OF_CLOCK = re.compile(r"(?:早上|上午|中午|下午|傍晚|晚上|晚间|凌晨)\s*(?=\d{1,2}\s*(?:点|[:：]\d{2}))")

@@ -672,8 +672,12 @@ def test_a_users_own_statement_is_feedback_without_a_cue_word(text):
 
     out = offline_classify(text, "user")
     assert out.trigger_type == "user_feedback", out.fields
-    # The same words from an agent are no user's feedback.
-    assert offline_classify(text, "agent").trigger_type != "user_feedback" or "Correction" in text
+
+
+def test_an_agents_plain_statement_is_no_users_feedback():
+    from judges.offline import offline_classify
+
+    assert offline_classify("adv_local_02 deep cleaning: minimum booking is 3 hours", "agent").trigger_type != "user_feedback"
 
 
 @pytest.mark.parametrize(
@@ -771,3 +775,29 @@ def test_times_of_day_in_either_language(text, slots):
 def test_one_slot_said_in_two_languages_is_one_slot():
     found = _relation("brand_game_01 周末下午1点到7点出价上浮15%", "brand_game_01 weekend bids up 15% from 1pm to 7pm")
     assert found is not None and found.kind == "duplicate", found
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("adv_travel_01 亲子游定向孩子3-10岁的家庭", "用户补充：adv_travel_01 亲子游在暑期只投一线城市的3-10岁孩子家庭"),
+        (
+            "adv_fin_01: credit card ads target ages 22-50",
+            "adv_fin_01 clarified: within ages 22-50, the premium card targets only users with monthly income above 15k yuan",
+        ),
+    ],
+)
+def test_a_detail_said_as_an_addition_refines(ingest, old, new):
+    advertiser = next(a for a in ("adv_travel_01", "adv_fin_01") if a in old)
+    first = ingest(old, source="user", advertiser=advertiser)
+    second = ingest(new, source="user", advertiser=advertiser)
+    assert first.action == "WRITE" and second.action == "WRITE", second.reasons
+    assert any("refines" in reason for reason in second.reasons), second.reasons
+    assert Memory.objects.get(pk=first.memory_id).status == "active"
+
+
+def test_an_addition_that_reverses_a_part_is_still_for_a_person(ingest):
+    # "男性暂不投" turns a part of the audience off: not a detail added, a person decides.
+    ingest("brand_food_01 低糖零食投25-40岁健身人群", source="user", advertiser="brand_food_01")
+    second = ingest("客户补充：brand_food_01 低糖零食的健身人群只投女性，男性暂不投", source="user", advertiser="brand_food_01")
+    assert second.action == "PENDING_REVIEW", second.reasons
