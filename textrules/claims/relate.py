@@ -198,8 +198,10 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     named_by: set[str] = set()  # which side names the parts the other leaves open
     narrower = False
     # When both set the schedule, the days and slots are its value, unless both switch delivery
-    # for them: "周三暂停" and "周五暂停" are two pauses, not one moved.
-    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch)
+    # or move it the same way for them: "周三暂停" and "周五暂停" are two pauses, "每周六加投" and
+    # "每周日加投" two pushes, not one moved ("改为每周日加投" moves it).
+    same_way = bool(new.direction) and new.direction == old.direction and new.stance != Stance.CORRECTION
+    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way
     for facet, a in _subject_facets(old.subject, schedule=schedule):
         b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
         if facet == Facet.PLACE and not places:

@@ -313,11 +313,11 @@ METRICS: dict[str, str] = {
 METRIC_RX = {name: re.compile(rx, re.I | re.A) for name, rx in METRICS.items()}
 
 UP = _rx(
-    r"上调|上浮|提高|提升|增加|加大|加价|提价|调高|拉高|放宽|扩大|放量|翻倍|多投",
+    r"上调|上浮|提高|提升|增加|加大|加价|提价|调高|拉高|放宽|扩大|放量|翻倍|多投|加投|追投",
     r"\braise[sd]?\b|\braising\b|\bincreas(?:e[sd]?|ing)\b|\bboost(?:ed|ing)?\b|\bbump(?:ed)? up\b|\bscale up\b|\bexpand\w*\b|\bhigher\b|\bdouble\b",
 )
 DOWN = _rx(
-    r"下调|下浮|降低|减少|缩减|降价|压价|调低|压低|收紧|缩小|控量|减半|少投",
+    r"下调|下浮|降低|减少|缩减|降价|压价|调低|压低|收紧|缩小|控量|减半|少投|减投",
     r"\blower(?:ed|ing)?\b|\bcut(?:s|ting)?\b|\breduc(?:e[sd]?|ing)\b|\bdecreas(?:e[sd]?|ing)\b|\btrim(?:med)?\b|\bscale down\b|\bhalve\b|\btighten\w*\b",
 )
 SWITCH_ON = _rx(

@@ -801,3 +801,16 @@ def test_an_addition_that_reverses_a_part_is_still_for_a_person(ingest):
     ingest("brand_food_01 低糖零食投25-40岁健身人群", source="user", advertiser="brand_food_01")
     second = ingest("客户补充：brand_food_01 低糖零食的健身人群只投女性，男性暂不投", source="user", advertiser="brand_food_01")
     assert second.action == "PENDING_REVIEW", second.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # The same push on another day is a second push; said as a change, it moves the first.
+        ("adv_auto_01 每周六加投懂车帝", "用户要求：adv_auto_01 每周日加投懂车帝", "compatible"),
+        ("adv_auto_01 每周六加投懂车帝", "用户要求：adv_auto_01 改为每周日加投懂车帝", "contradiction"),
+    ],
+)
+def test_a_push_on_another_day(old, new, kind):
+    found = _relation(old, new)
+    assert found is not None and found.kind == kind, found
