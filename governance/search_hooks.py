@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import math
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from pydantic import BaseModel, Field
@@ -38,6 +40,8 @@ from lingix_config import config
 from memories.search.deep import MAX_SUBQUERIES, OFFLINE_HOOKS, RERANK_POOL, Candidate, DeepHookFailure, DeepHooks
 from textrules.safety import redact
 
+logger = logging.getLogger(__name__)
+
 PROMPT_VERSIONS = {"rewrite": "deep-rewrite-2026.12.1", "rerank": "deep-rerank-2026.12.1"}
 # Characters of each memory shown to the reranker; enough for a note, bounded for cost.
 RERANK_CONTENT_CHARS = 400
@@ -48,9 +52,10 @@ MODEL_RERANK_POOL = 30
 
 # The cross-encoder reads the whole pool deep search reranks: a /rerank call of 50 short
 # documents costs about what one of 30 does, unlike a chat prompt. Characters per memory
-# stay under a multilingual reranker's usual 1024-token window with the query beside them.
+# stay under a multilingual reranker's usual 512-token window with the query beside them:
+# Chinese runs near a token a character, and a server may refuse a longer pair outright.
 CROSS_ENCODER_POOL = RERANK_POOL
-CROSS_ENCODER_DOCUMENT_CHARS = 1000
+CROSS_ENCODER_DOCUMENT_CHARS = 400
 # Seed 004: final = 0.6 × cross-encoder + 0.4 × fused (the pool's fused scores put on 0..1).
 CROSS_ENCODER_WEIGHT = 0.6
 FUSED_WEIGHT = 0.4
@@ -191,9 +196,27 @@ def cross_encoder_reranker() -> CrossEncoderReranker | None:
     endpoint = (getattr(settings, "MEMORY_RERANK_ENDPOINT", "") or "").strip()
     if not endpoint:
         return None
-    key_digest = hashlib.sha256(config().rerank_api_key.encode()).hexdigest()
+    key = config().rerank_api_key
+    if key and endpoint.lower().startswith("http://") and urlsplit(endpoint).hostname not in LOOPBACK_HOSTS:
+        # The key would cross the network in clear text: no cross-encoder, and say why once.
+        _refuse_once("MEMORY_RERANK_ENDPOINT is plain http:// to another host; the key is not sent over it")
+        return None
+    key_digest = hashlib.sha256(key.encode()).hexdigest()
     timeout = float(getattr(settings, "MEMORY_DEEP_TIMEOUT", 8.0))
-    return _cross_encoder(endpoint, settings.MEMORY_RERANK_MODEL, timeout, key_digest)
+    try:
+        return _cross_encoder(endpoint, settings.MEMORY_RERANK_MODEL, timeout, key_digest)
+    except ValueError as exc:
+        # An endpoint set in settings rather than the environment is not validated at start.
+        _refuse_once(f"MEMORY_RERANK_ENDPOINT is unusable ({exc})")
+        return None
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+@functools.lru_cache(maxsize=8)
+def _refuse_once(why: str) -> None:
+    logger.warning("deep search reranks without the cross-encoder: %s", why)
 
 
 @functools.lru_cache(maxsize=4)

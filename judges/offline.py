@@ -10,7 +10,7 @@ from judges.base import JudgeProvider, JudgeRequest, ProviderAnswer, Telemetry
 from judges.prompts import PROMPT_VERSIONS
 from judges.schemas import ClassifyOut, CriterionOut, JudgeOut, ValueOut
 from textrules import signals as s
-from textrules.claims import UNSETTLED, Stance, extract_claim
+from textrules.claims import extract_claim
 from textrules.reasons import Reason, ReasonCode
 
 ENVIRONMENT = s._rx(
@@ -51,27 +51,12 @@ _BASE_CONFIDENCE = {
 }
 
 
-def _user_states_something(text: str, source: str) -> bool:
-    """The user's own settled statement that sets, limits, forbids or judges something
-    ("deep cleaning: minimum booking is 3 hours", "床垫在直通车只推1.8米规格"): feedback in
-    any words, where no cue word says so. Questions, hypotheticals, hedges and suggestions
-    are not settled."""
-    if source != "user":
-        return False
-    claim = extract_claim(text)
-    if claim.stance in UNSETTLED or claim.stance == Stance.SUGGESTION or claim.trends:
-        return False
-    if claim.stance in {Stance.ORDER, Stance.CORRECTION}:
-        return True
-    return bool(claim.quantities or claim.assessments or claim.polarity < 0 or claim.switch or "限定" in claim.conditions)
-
-
 def _score_types(text: str, source: str) -> dict[str, float]:
     h = lambda p: 1.0 if s.has(p, text) else 0.0  # noqa: E731
     nums = 1.0 if s.numbers(text) else 0.0
     domains = len(set(x.lower() for x in s.hits(s.DOMAIN, text)))
     said = source == "user" and (
-        s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or _user_states_something(text, source)
+        s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or extract_claim(text).takes_a_position()
     )
     return {
         "rule_update": 1.2 * h(s.AUTHORITY) + 0.8 * h(s.HARD_CONSTRAINT) + (0.6 if source in {"human", "system"} else 0) + 0.2 * h(s.SCOPE),

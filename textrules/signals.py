@@ -112,10 +112,14 @@ CORRECTION = _rx(
     r"更新为",
     r"现调为",
     r"\binstead\b",
-    r"\b(?:is|are) now\b",
-    r"\bchanged? (?:\w+ ){0,3}to\b",
+    r"挪到",
+    r"换到",
+    r"移到",
+    r"改到",
     r"\bupdate(?:d)? (?:from|to)\b",
-    r"\b(?:raised|lowered|increased|decreased|moved|switched) (?:\S+ ){0,6}to\b",
+    # "raised … to $800", "changed the cap to 3": a new value named after "to", in one clause.
+    r"\b(?:changed?|raised|lowered|increased|decreased|moved|switched)\s+(?:[^\s.;,，。；]+\s+){0,6}?to\s+[$¥€]?\d",
+    r"\bmove[sd]? (?:it |them )?to\b",
     r"\bactually\b",
     r"\brather than\b",
     r"\bfrom now on\b",
@@ -612,7 +616,9 @@ NEGATION = re.compile(
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
 # Times of day and their ranges: "8点-11点", "9-11点", "20:00-23:00", "9点到11点", "9am-11am".
 TIME_RANGE = re.compile(
-    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至|\s(?:to|until|till)\s)\s*"
+    # "until"/"till" between the ends only after a start that is a time itself ("1pm until
+    # 7pm"): "cap at 2 until 11pm" is a figure and a time, not a range. "1 to 7 pm" is one.
+    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至|\sto\s|(?:(?<=[ap]m)|(?<=[:：]\d\d))\s(?:until|till)\s)\s*"
     # "凌晨1点到早上7点": the part of the day may be said again after the separator.
     r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
     re.IGNORECASE,

@@ -212,13 +212,8 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
     way = _states_a_way_to_act(claim) or (settled and _directs(t))
     action = bool(right_way or act_hits) or way
-    # A settled statement that says something of a lever, or judges, is an attitude without a
-    # cue word ("其实周六转化最差", "投放范围限定在一线和二线城市").
-    # A bare topic ("…的小红书投放情况") says nothing, and a metric that moved ("大促期间流量上涨，
-    # 需调整出价") is an observation, not the user's view. Questions, hypotheticals, hedges and
-    # suggestions are not settled.
-    asserts = not claim.trends and bool(claim.assessments or claim.quantities or "限定" in claim.conditions)
-    attitude = bool(stance or att_hits) or (settled and (claim.stance in {Stance.ORDER, Stance.CORRECTION} or way or asserts))
+    # A position taken without a cue word is an attitude too (Claim.takes_a_position).
+    attitude = bool(stance or att_hits) or (settled and way) or claim.takes_a_position()
     return {
         "clear_attitude": (attitude and not hedges, f"stance={stance or att_hits[:2] or claim.stance} hedges={hedges[:2]}"),
         "concrete_action": (action, f"right_way={right_way or act_hits[:3] or sorted(claim.levers)}"),

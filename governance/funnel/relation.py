@@ -100,7 +100,7 @@ def relate(
     found = _from_claims(claims)
     if found.kind in {CONTRADICTION, AMBIGUOUS} and exception_to_global:
         return Relation(COMPATIBLE, str(Facet.ADVERTISER), "advertiser exception to a global memory", found.matched)
-    if found.kind == REFINEMENT and wording.extends and wording.words_narrow:
+    if found.kind == REFINEMENT and wording.extends and wording.words_narrow and not wording.takes_back:
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
@@ -108,6 +108,10 @@ def relate(
         # Said as a detail added ("客户补充：…健身人群只投女性"), naming a part the old one left
         # open: the speaker narrows the earlier statement, which stays as it was.
         return Relation(REFINEMENT, found.signal, found.detail, found.matched)
+    if found.kind == REFINEMENT and wording.takes_back:
+        # A narrower part with a "no" or a lifted bound added ("for new customers, bids are
+        # not raised"): it may take the old rule back for that part; a person decides.
+        return Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
     if found.kind == REFINEMENT and wording.overlap >= WORDING_REPEAT:
         # Nearly the same words, none added: a repeat that spells out a detail its data
         # carries (a plan id), not a new rule.

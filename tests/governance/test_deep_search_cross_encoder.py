@@ -251,3 +251,21 @@ def test_blend_names_only_what_it_scored_and_ties_keep_the_fused_order():
     candidates = _candidates(2.0, 2.0, 1.0, 0.5)
     assert blend_order(candidates, {1: 0.7, 0: 0.7, 3: 0.1}) == [100, 101, 103]
     assert blend_order(candidates, {}) == [] and blend_order([], {0: 1.0}) == []
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "http://rerank.example.com/v1/rerank",  # the key would cross the network in clear text
+        "ftp://127.0.0.1/v1/rerank",  # not HTTP: set in settings, it was never validated
+    ],
+)
+def test_an_endpoint_the_key_may_not_go_to_leaves_the_offline_rerank(settings, env, notes, endpoint):
+    from governance.search_hooks import cross_encoder_reranker
+
+    settings.MEMORY_RERANK_ENDPOINT = endpoint
+    env(MEMORY_RERANK_API_KEY=RERANK_KEY)
+    assert cross_encoder_reranker() is None
+    response = deep_search(query=QUERY, advertisers=("brand_A",), top_k=3, record_access=False)
+    assert response.deep["reranker"] != "cross-encoder"
+    assert response.results

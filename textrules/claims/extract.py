@@ -22,6 +22,7 @@ from textrules.claims.words import (
     DAYPART_OF_CLOCK,
     DAYPART_RX,
     DOWN,
+    END_PART,
     EVENT_RX,
     FALL,
     FRAME,
@@ -43,6 +44,7 @@ from textrules.claims.words import (
     POSITIVE,
     QUESTION,
     QUESTION_END,
+    RATIO_BEFORE,
     RESTRICTION,
     RISE,
     ROLE_WINDOW,
@@ -117,41 +119,66 @@ def _afternoon(text: str, start: int, end: int) -> bool:
     )
 
 
+def _hour(at: float, *, pm: bool, am: bool) -> float:
+    # 12am is midnight; an afternoon or evening hour under 12 is the same hour plus 12.
+    if am:
+        return at % 12
+    return at + 12 if pm and at < 12 else at
+
+
+def _add_slot(slots: set[tuple[float, float]], start: float, end: float) -> None:
+    """A range that runs past midnight ("晚上10点到凌晨2点") is two: to midnight and from it."""
+    if not (0 <= start <= 24 and 0 <= end <= 24):
+        return
+    if end < start:
+        slots.update({(round(start, 2), 24.0), (0.0, round(end, 2))})
+    else:
+        slots.add((round(start, 2), round(end, 2)))
+
+
 def _time_slots(text: str) -> frozenset[tuple[float, float]]:
-    slots = set()
+    slots: set[tuple[float, float]] = set()
     text = _clock_text(text)
     for m in s.TIME_RANGE.finditer(text):
         # Bare numbers are a time range only with an hour unit, minutes, or an English part of
-        # the day beside them ("from 1 to 7 in the afternoon"); "3-5天" is a count.
+        # the day beside them ("1-7 in the afternoon"); "3-5天" is a count.
         english = PM_BEFORE_EN.search(text[max(0, m.start() - 24) : m.start()]) or PM_AFTER_EN.match(text[m.end() : m.end() + 24])
         if not (m.group(5) or (m.group(2) and m.group(4)) or english):
             continue
-        start = int(m.group(1)) + int(m.group(2) or 0) / 60
-        end = int(m.group(3)) + int(m.group(4) or 0) / 60
-        # "晚上8点到10点" is 20:00-22:00.
-        if _afternoon(text, m.start(), m.end()) or (m.group(5) or "").lower() == "pm":
-            start, end = (start + 12 if start < 12 else start), (end + 12 if end < 12 else end)
-        if 0 <= start <= 24 and 0 <= end <= 24:
-            slots.add((round(start, 2), round(end, 2)))
+        suffix = (m.group(5) or "").lower()
+        start_said = text[m.start() : m.start(3)].lower()
+        end_part = END_PART.search(text[m.start(3) - 4 if m.start(3) >= 4 else 0 : m.start(3)])
+        start_pm = _afternoon(text, m.start(), m.end()) or "pm" in start_said.split("-")[0]
+        start_am = "am" in start_said
+        if end_part:
+            end_pm, end_am = bool(PM.search(end_part.group(1))), end_part.group(1) in {"凌晨", "早上", "上午"}
+        else:
+            end_pm, end_am = start_pm or suffix == "pm", suffix == "am"
+        # "1-7pm": the end's pm holds for the start too, when the start names no half of its own.
+        if suffix == "pm" and not (start_am or start_pm or end_part):
+            start_pm = True
+        start = _hour(int(m.group(1)) + int(m.group(2) or 0) / 60, pm=start_pm, am=start_am)
+        end = _hour(int(m.group(3)) + int(m.group(4) or 0) / 60, pm=end_pm, am=end_am)
+        _add_slot(slots, start, end)
     # One end given, read where no range already took the hour ("20点至22点前" is one range).
     rest = s.without_time_ranges(text)
     for m in OPEN_TIME.finditer(rest):
         hour, minute, side = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
-        # 12am is midnight.
-        at = (int(hour) % 12 if (m.group(7) or "").lower() == "am" else int(hour)) + int(minute or 0) / 60
-        if _afternoon(rest, m.start(), m.end()) or (m.group(7) or "").lower() == "pm":
-            at = at + 12 if at < 12 else at
+        half = (m.group(7) or "").lower()
+        at = _hour(int(hour) + int(minute or 0) / 60, pm=_afternoon(rest, m.start(), m.end()) or half == "pm", am=half == "am")
         if 0 <= at <= 24:
             after = side.lower() == "after" or "后" in side
             slots.add((round(at, 2), 24.0) if after else (0.0, round(at, 2)))
     rest = OPEN_TIME.sub(" ", rest)
     for m in POINT_TIME.finditer(rest):
-        hour = m.group(1) or m.group(4) or m.group(7)
-        minute = int(m.group(2) or m.group(5) or 0) + (30 if m.group(6) else 0)
-        half = (m.group(3) or m.group(8) or "").lower()
-        at = (int(hour) % 12 if half == "am" else int(hour)) + minute / 60
-        if _afternoon(rest, m.start(), m.end()) or half == "pm":
-            at = at + 12 if at < 12 else at
+        if m.group(1) and RATIO_BEFORE.search(rest[max(0, m.start() - 8) : m.start()]):
+            continue
+        hour = m.group(1) or m.group(4) or m.group(7) or m.group(10)
+        minute = int(m.group(2) or m.group(5) or m.group(8) or 0) + (30 if m.group(6) or m.group(9) else 0)
+        half = (m.group(3) or m.group(11) or "").lower()
+        at = _hour(int(hour) + minute / 60, pm=_afternoon(rest, m.start(), m.end()) or half == "pm", am=half == "am")
+        if int(hour) == 12 and re.search(r"(?:晚上|夜里|半夜)\s*$", rest[max(0, m.start() - 4) : m.start()]):
+            at = 24.0  # 晚上12点 is midnight, not noon
         if 0 <= at <= 24:
             slots.add((round(at, 2), round(at, 2)))
     return frozenset(slots)
@@ -316,7 +343,8 @@ def _lever_direction(text: str) -> int:
 def _compared_names(text: str, at: int) -> tuple[str, str] | None:
     """The two names a comparison at `at` sets against each other: the last one named before
     it, and another of the same kind named at or after it ("百度搜索转化率高于抖音", "抖音信息流
-    CTR比快手信息流低": platforms; "信息流比搜索好": formats; "新客比老客…": audiences)."""
+    CTR比快手信息流低": platforms; "信息流CTR高于搜索广告": formats; "新客转化率高于老客":
+    audiences)."""
     platforms = {n: rx for n, rx in CHANNEL_RX.items() if n not in CHANNEL_FORMATS}
     formats = {n: rx for n, rx in CHANNEL_RX.items() if n in CHANNEL_FORMATS}
     for kind in (platforms, formats, AUDIENCE_RX):
@@ -340,10 +368,13 @@ def _assessments(text: str) -> frozenset[tuple[str, int]]:
         sign = 1 if plus_hits else -1
         hits = plus_hits or minus_hits
         pair = _compared_names(text, hits[0].start()) if name == "better_worse" and len(hits) == 1 else None
-        if pair and pair[0] > pair[1]:
-            # One way of saying it for each pair of names: "A beats B" is kept as "B trails A",
-            # so "百度高于抖音" and "抖音比百度好" come out opposite.
-            sign = -sign
+        if pair:
+            # A comparison of two names is its own scale, the names in one order: "A beats B" is
+            # kept as "B trails A", so "百度高于抖音" and "抖音比百度好" come out opposite, and
+            # neither meets a comparison of other names or of none ("效果更好").
+            first, second = sorted(pair)
+            sign = sign if pair[0] == first else -sign
+            name = f"{name}:{first}|{second}"
         found.add((name, sign))
     return frozenset(found)
 

@@ -127,6 +127,20 @@ class Claim:
         """What the statement is about: the levers it sets and the metrics it reports."""
         return frozenset(self.levers) | frozenset(f"metric:{m}" for m in self.metrics)
 
+    def takes_a_position(self) -> bool:
+        """A settled statement that sets, limits, forbids, switches or judges something: what
+        feedback says, with or without a cue word ("其实周六转化最差", "minimum booking is 3
+        hours", "投放范围限定在一线和二线城市"). Questions, hypotheticals, hedges and
+        suggestions are not settled; a metric that moved, or a metric's figure ("本周CTR 1.5%"),
+        is a report."""
+        if self.stance in UNSETTLED or self.stance == Stance.SUGGESTION or self.trends:
+            return False
+        if self.stance in {Stance.ORDER, Stance.CORRECTION}:
+            return True
+        settings = {str(lever) for lever in Lever} | {"age"}
+        sets_a_figure = any(q.role.split("/")[0] in settings for q in self.quantities)
+        return bool(self.assessments or sets_a_figure or "限定" in self.conditions or self.polarity < 0 or self.switch)
+
     def as_dict(self) -> dict[str, Any]:
         sub = self.subject
         return {

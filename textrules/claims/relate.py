@@ -23,9 +23,21 @@ def _show(values: Iterable[Any]) -> str:
     return "、".join(items)
 
 
+def _meet(x: tuple[float, float], y: tuple[float, float]) -> bool:
+    """Two slots share some time. A clock time (a slot of no length) is inside a range from
+    its start up to, not including, its end: 22:00 is not inside 20:00–22:00."""
+    (x0, x1), (y0, y1) = x, y
+    if x0 == x1 and y0 == y1:
+        return x0 == y0
+    if x0 == x1:
+        return y0 <= x0 < y1
+    if y0 == y1:
+        return x0 <= y0 < x1
+    return x0 < y1 and y0 < x1
+
+
 def _overlap(a: frozenset[tuple[float, float]], b: frozenset[tuple[float, float]]) -> bool:
-    """Two slots share some time; a clock time (a slot of no length) shares its own moment."""
-    return any(x0 < y1 and y0 < x1 or (x0 == x1 or y0 == y1) and x0 <= y1 and y0 <= x1 for x0, x1 in a for y0, y1 in b)
+    return any(_meet(x, y) for x in a for y in b)
 
 
 def _category_relation(a: frozenset[str], b: frozenset[str]) -> str:
@@ -139,6 +151,10 @@ def _unit_family(unit: str) -> str:
 
 
 def _scale_word(scale: str, side: int) -> str:
+    if ":" in scale:
+        # A comparison of two names ("better_worse:抖音|百度"): the first one's standing.
+        first, second = scale.split(":", 1)[1].split("|", 1)
+        return f"{first}{'好于' if side > 0 else '不如'}{second}"
     return {"best_worst": ("最好", "最差"), "better_worse": ("更好", "更差"), "fit": ("适合", "不适合"), "works": ("有效", "无效")}[scale][
         0 if side > 0 else 1
     ]

@@ -11,7 +11,7 @@ from functools import cached_property
 
 from textrules.claims.extract import categories_in, extract_claim
 from textrules.claims.relate import claim_parts
-from textrules.claims.words import ADDITION, FRAME
+from textrules.claims.words import ADDITION, FRAME, LIFTS_BOUND
 
 
 def _grams(text: str) -> set[str]:
@@ -128,6 +128,16 @@ class Wording:
 
     @cached_property
     def adds_detail(self) -> bool:
-        """The new text says it adds a detail ("客户补充：", "clarified:") and its own words
-        name a part the old one's do not."""
-        return bool(ADDITION.search(self.new)) and not ADDITION.search(self.old) and self.words_narrow
+        """The new text says it adds a detail ("客户补充：", "clarified:"), its own words name
+        a part the old one's do not, and it takes nothing back: no "no" or pause the old one
+        lacks, no bound lifted ("男性暂不投", "晚上10点后不限" turn a part round; a person decides)."""
+        if not ADDITION.search(self.new) or ADDITION.search(self.old):
+            return False
+        return not self.takes_back and self.words_narrow
+
+    @cached_property
+    def takes_back(self) -> bool:
+        """The new text has a "no" the old one lacks (不, 暂停, "not raised") or lifts a bound
+        ("不限", "no cap"): an added part may take something back, so the safe reading is a
+        question for a person, not a narrower rule written beside."""
+        return len(_NOT.findall(self.new)) > len(_NOT.findall(self.old)) or bool(LIFTS_BOUND.search(self.new))

