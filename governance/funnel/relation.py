@@ -10,7 +10,10 @@ budget of 5000 元 and one of 8000 元 closer still. So:
 2. the same subject and lever with a different value, direction, switch or polarity ->
    contradiction; when one side names a part of the subject the other leaves open, the
    two cannot be told apart -> ambiguous, for a person;
-3. the same claim under narrower conditions or a narrower subject -> refinement;
+3. the same claim under narrower conditions or a narrower subject -> refinement, when the
+   words show the narrowing (the old text with the part added, or a detail said as an
+   addition: "用户补充：…") and take nothing back (no "no" or lifted bound added);
+   otherwise the two may be one rule reworded -> ambiguous, for a person;
 4. the same claim -> duplicate (a paraphrase, another language); only a pair found on
    structure alone, far apart in meaning and in words, is kept apart as compatible: the
    claim vocabulary missed what tells them apart (a product, a store).

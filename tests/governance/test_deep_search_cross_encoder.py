@@ -245,6 +245,9 @@ def test_blend_weights_and_fused_scale():
 def test_blend_reads_logits_through_the_logistic_function():
     candidates = _candidates(1.0, 1.0, 1.0)  # one fused score: the cross-encoder decides
     assert blend_order(candidates, {0: -3.2, 1: 4.5, 2: 0.3}) == [101, 102, 100]
+    # Three near-equal logits are near-equal probabilities (0.88, 0.89, 0.90), so the fused
+    # order stands; a min-max cut would spread them over 0..1 and turn the order round.
+    assert blend_order(_candidates(3.0, 2.0, 1.0), {0: 2.0, 1: 2.1, 2: 2.2}) == [100, 101, 102]
 
 
 def test_blend_names_only_what_it_scored_and_ties_keep_the_fused_order():
