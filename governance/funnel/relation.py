@@ -111,9 +111,10 @@ def relate(
         # Said as a detail added ("客户补充：…健身人群只投女性"), naming a part the old one left
         # open: the speaker narrows the earlier statement, which stays as it was.
         return Relation(REFINEMENT, found.signal, found.detail, found.matched)
-    if found.kind == REFINEMENT and wording.takes_back:
+    if found.kind == REFINEMENT and wording.takes_back and found.signal not in _TOLD_APART and not exception_to_global:
         # A narrower part with a "no" or a lifted bound added ("for new customers, bids are
-        # not raised"): it may take the old rule back for that part; a person decides.
+        # not raised"): it may take the old rule back for that part; a person decides. An
+        # advertiser's own rule beside a global memory is narrower by its credential: written.
         return Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
     if found.kind == REFINEMENT and wording.overlap >= WORDING_REPEAT:
         # Nearly the same words, none added: a repeat that spells out a detail its data

@@ -867,3 +867,11 @@ def test_a_past_raise_to_do_something_is_no_correction():
 
     assert not signals.has(signals.CORRECTION, "we raised Meta weekend bids last week to test new creatives")
     assert signals.has(signals.CORRECTION, "The client raised the LinkedIn daily budget cap to $800")
+
+
+def test_an_advertisers_own_limit_beside_a_global_memory_is_written(make_memory, ingest):
+    # A "no" the global memory lacks ("不要超过") takes nothing back from it: the advertiser's
+    # rule is narrower by its credential, not by words. (Found by the plugin's live suite.)
+    make_memory("出价策略调整后应至少观察3天数据再评估，单日波动不足以判断策略好坏。", source="human")
+    decision = ingest("用户纠正：brand_A 维生素品类搜索广告的出价不要超过1.6元", source="user", advertiser="brand_A")
+    assert decision.action == "WRITE", decision.reasons
