@@ -614,13 +614,16 @@ NEGATION = re.compile(
 )
 # A minus sign only after a space or the start: "8点-11点" and "3-5天" are ranges, not -11 and -5.
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.:：点时])((?:(?<![\d点时:：~～])-)?\d+(?:\.\d+)?)\s*(%|％|元|万|倍|pp|个百分点)?")
+# The parts of the day said with a clock time ("上午10点", "晚上8点到凌晨2点"). Each is two
+# characters, so a fixed-width look-behind can list them.
+CLOCK_PARTS = "早上|上午|中午|下午|午后|傍晚|晚上|晚间|凌晨"
 # Times of day and their ranges: "8点-11点", "9-11点", "20:00-23:00", "9点到11点", "9am-11am".
 TIME_RANGE = re.compile(
     # "until"/"till" between the ends only after a start that is a time itself ("1pm until
     # 7pm"): "cap at 2 until 11pm" is a figure and a time, not a range. "1 to 7 pm" is one.
     r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时|am|pm)?\s*(?:-|–|—|~|～|到|至|\sto\s|(?:(?<=[ap]m)|(?<=[:：]\d\d))\s(?:until|till)\s)\s*"
     # "凌晨1点到早上7点": the part of the day may be said again after the separator.
-    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚)?(\d{1,2})(?:[:：](\d{2}))?\s*(点|时|am|pm)?",
+    rf"(?:{CLOCK_PARTS})?(\d{{1,2}})(?:[:：](\d{{2}}))?\s*(点|时|am|pm)?",
     re.IGNORECASE,
 )
 

@@ -110,6 +110,10 @@ def _clock_text(text: str) -> str:
     return re.sub(r"\bbetween\s+(\d{1,2}(?:[:：]\d{2})?\s*(?:am|pm)?)\s+and\s+", r"\1 to ", text, flags=re.I)
 
 
+# The half of the day a range's start names itself ("11am-2pm"); none for "1-7pm".
+_START_HALF = re.compile(r"\d{1,2}(?:[:：]\d{2})?\s*(am|pm)\b", re.I)
+
+
 def _afternoon(text: str, start: int, end: int) -> bool:
     """Whether the time at text[start:end] is said to be in the second half of the day."""
     return bool(
@@ -146,10 +150,11 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
         if not (m.group(5) or (m.group(2) and m.group(4)) or english):
             continue
         suffix = (m.group(5) or "").lower()
-        start_said = text[m.start() : m.start(3)].lower()
+        said = _START_HALF.match(text, m.start())
+        start_half = said.group(1).lower() if said else ""
         end_part = END_PART.search(text[m.start(3) - 4 if m.start(3) >= 4 else 0 : m.start(3)])
-        start_pm = _afternoon(text, m.start(), m.end()) or "pm" in start_said.split("-")[0]
-        start_am = "am" in start_said
+        start_pm = _afternoon(text, m.start(), m.end()) or start_half == "pm"
+        start_am = start_half == "am"
         if end_part:
             end_pm, end_am = bool(PM.search(end_part.group(1))), end_part.group(1) in {"凌晨", "早上", "上午"}
         else:
@@ -340,14 +345,20 @@ def _lever_direction(text: str) -> int:
     return signs.pop() if len(signs) == 1 else 0
 
 
+# The names a comparison sets against each other are of one kind: platforms, formats or audiences.
+_COMPARED_KINDS = (
+    {name: rx for name, rx in CHANNEL_RX.items() if name not in CHANNEL_FORMATS},
+    {name: rx for name, rx in CHANNEL_RX.items() if name in CHANNEL_FORMATS},
+    AUDIENCE_RX,
+)
+
+
 def _compared_names(text: str, at: int) -> tuple[str, str] | None:
     """The two names a comparison at `at` sets against each other: the last one named before
     it, and another of the same kind named at or after it ("百度搜索转化率高于抖音", "抖音信息流
     CTR比快手信息流低": platforms; "信息流CTR高于搜索广告": formats; "新客转化率高于老客":
     audiences)."""
-    platforms = {n: rx for n, rx in CHANNEL_RX.items() if n not in CHANNEL_FORMATS}
-    formats = {n: rx for n, rx in CHANNEL_RX.items() if n in CHANNEL_FORMATS}
-    for kind in (platforms, formats, AUDIENCE_RX):
+    for kind in _COMPARED_KINDS:
         named = sorted((m.start(), name) for name, rx in kind.items() for m in rx.finditer(text))
         before = [name for pos, name in named if pos < at]
         after = [name for pos, name in named if pos >= at and (not before or name != before[-1])]

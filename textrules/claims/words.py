@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from textrules.claims.parts import Lever
-from textrules.signals import CAP_PARTS, PERMISSION_PARTS
+from textrules.signals import CAP_PARTS, CLOCK_PARTS, PERMISSION_PARTS
 
 
 def _rx(*parts: str) -> re.Pattern[str]:
@@ -272,7 +272,7 @@ PM_BEFORE_EN = re.compile(r"\b(?:afternoons?|evenings?)\b[\s,:]*(?:from\s+|at\s+
 PM_AFTER_EN = re.compile(r"^\s*(?:o'?clock\s*)?in the (?:afternoon|evening)\b", re.I)
 # A part of the day said right after a range's separator sets the end's half on its own
 # ("上午9点到下午6点", "晚上10点到凌晨2点").
-END_PART = re.compile(r"(早上|上午|中午|下午|午后|晚上|凌晨|傍晚)\s*$")
+END_PART = re.compile(rf"({CLOCK_PARTS})\s*$")
 # The speaker presents the statement as a detail added to what was agreed ("用户补充：",
 # "adv_x clarified:"): where it names a part the earlier one left open, it narrows that one.
 ADDITION = re.compile(
@@ -281,7 +281,7 @@ ADDITION = re.compile(
 )
 # A part of the day right before a clock time only tells its half of the day ("上午10点",
 # "晚上8点上线"): the time is the subject, not the whole morning or evening.
-DAYPART_OF_CLOCK = re.compile(r"(?:早上|上午|中午|下午|傍晚|晚上|晚间|凌晨)\s*(?=\d{1,2}\s*(?:点|[:：]\d{2}))")
+DAYPART_OF_CLOCK = re.compile(rf"(?:{CLOCK_PARTS})\s*(?=\d{{1,2}}\s*(?:点|[:：]\d{{2}}))")
 
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
@@ -451,7 +451,7 @@ OPEN_TIME = re.compile(
 # and "第2点" are not times.
 POINT_TIME = re.compile(
     r"(?<![\d.:：])(\d{1,2})[:：](\d{2})(?![\d:：])(?:\s*(am|pm)\b)?"
-    r"|(?:(?<=早上|上午|中午|下午|晚上|凌晨|傍晚|每天|每晚|每日|当天|次日)|(?<=早|晚))\s*(\d{1,2})\s*点(?:(\d{1,2})分|(半))?钟?(?![\d前后])"
+    rf"|(?:(?<={CLOCK_PARTS}|每天|每晚|每日|当天|次日)|(?<=早|晚))\s*(\d{{1,2}})\s*点(?:(\d{{1,2}})分|(半))?钟?(?![\d前后])"
     r"|(?<![\d.第以几下这])(\d{1,2})\s*点(?:(\d{1,2})分|(半)|钟?(?=\s*(?:整|上线|开播|开抢|开始|开投|停投|推送|发布|结束|截止|下线)))"
     r"|\b(\d{1,2})\s*(am|pm)\b",
     re.I,

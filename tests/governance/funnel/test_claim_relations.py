@@ -3,6 +3,7 @@ the data-integrity cases a wrong relation would corrupt, pair by pair and end to
 through the real funnel on the real database."""
 
 import json
+import re
 
 import pytest
 
@@ -23,6 +24,19 @@ def _relation(old: str, new: str, advertiser: str | None = None):
         wording=Wording(old, new),
         related_cosine=0.92,
     )
+
+
+_NAMED_ADVERTISER = re.compile(r"\b(?:brand|adv)_[A-Za-z0-9_]+", re.A)
+
+
+def _advertiser_in(text: str, default: str = "brand_A") -> str:
+    """The advertiser a case's text names, as its credential would scope it."""
+    found = _NAMED_ADVERTISER.search(text)
+    return found.group() if found else default
+
+
+def _user_says(ingest, text: str):
+    return ingest(text, source="user", advertiser=_advertiser_in(text))
 
 
 @pytest.mark.parametrize(
@@ -321,7 +335,7 @@ def test_claims_are_backfilled_exported_and_imported(ingest):
 def test_a_user_statement_that_directs_is_kept_whatever_it_is_about(ingest, text):
     # The objects (亲子类主播, 定位功能的截图, player testimonials) are in no lever's
     # vocabulary; restricting, forbidding or allowing them is still a way to act.
-    decision = ingest(text, source="user", advertiser="brand_toy_01" if "toy_01" in text else "brand_toy_02")
+    decision = _user_says(ingest, text)
     assert decision.action == "WRITE", decision.reasons
 
 
@@ -338,7 +352,7 @@ def test_naming_a_lever_without_what_to_do_is_not_a_direction(ingest):
     ],
 )
 def test_a_judgement_or_a_report_is_not_a_direction(ingest, text):
-    decision = ingest(text, source="user", advertiser="brand_toy_01" if "toy_01" in text else "brand_toy_02")
+    decision = _user_says(ingest, text)
     assert decision.action == "REJECT", decision.reasons
 
 
@@ -571,7 +585,7 @@ def test_rules_closer_than_the_memory_it_changes_do_not_crowd_it_out(make_memory
     ],
 )
 def test_a_comparison_is_read_with_the_names_it_compares(old, new, kind):
-    found = _relation(old, new, advertiser="adv_travel_01" if "travel" in old else "brand_A")
+    found = _relation(old, new, advertiser=_advertiser_in(old))
     assert found is not None and found.kind == kind, found
 
 
@@ -622,7 +636,7 @@ def test_names_the_vocabulary_knows_in_either_language(old, new, kind, facet):
 )
 def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
     # No cue word ("要", "必须", "确认"), but a settled statement that judges or gives a figure.
-    decision = ingest(text, source="user", advertiser="adv_fin_01" if "fin" in text else "brand_home_01")
+    decision = _user_says(ingest, text)
     assert decision.action == "WRITE", decision.reasons
 
 
@@ -635,7 +649,7 @@ def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
     ],
 )
 def test_a_users_observation_topic_or_question_is_no_attitude(ingest, text):
-    decision = ingest(text, source="user", advertiser="brand_A" if "brand_A" in text or "双11" in text else "brand_D")
+    decision = _user_says(ingest, text)
     assert decision.action == "REJECT", decision.reasons
 
 
@@ -695,7 +709,7 @@ def test_an_agents_plain_statement_is_no_users_feedback():
     ],
 )
 def test_a_user_giving_a_setting_a_new_value_updates_it(ingest, old, new):
-    advertiser = next(a for a in ("adv_fin_02", "adv_saas_01", "brand_A") if a in old)
+    advertiser = _advertiser_in(old)
     first = ingest(old, source="user", advertiser=advertiser)
     second = ingest(new, source="user", advertiser=advertiser)
     assert first.action == "WRITE" and second.action == "UPDATE", second.reasons
@@ -795,7 +809,7 @@ def test_one_slot_said_in_two_languages_is_one_slot():
     ],
 )
 def test_a_detail_said_as_an_addition_refines(ingest, old, new):
-    advertiser = next(a for a in ("adv_travel_01", "adv_fin_01") if a in old)
+    advertiser = _advertiser_in(old)
     first = ingest(old, source="user", advertiser=advertiser)
     second = ingest(new, source="user", advertiser=advertiser)
     assert first.action == "WRITE" and second.action == "WRITE", second.reasons
