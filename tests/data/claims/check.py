@@ -121,7 +121,15 @@ def check_existing(where, e):
         err(f"{where}: existing layer/source")
 
 
+# Later batches, written after the first, each with its own id stem ("b2": wc2-, rp2-).
+BATCHES = {"b2": "2"}
+
+
 def common(where, r, prefix, seen):
+    batch = r.get("batch")
+    if batch is not None and batch not in BATCHES:
+        err(f"{where}: batch {batch!r}")
+    prefix = prefix[:-1] + BATCHES.get(batch, "") + "-"
     if not r.get("id", "").startswith(prefix):
         err(f"{where}: id must start with {prefix}")
     if r.get("id") in seen:
