@@ -63,6 +63,8 @@ def _score_types(text: str, source: str) -> dict[str, float]:
         "user_feedback": 1.2 * h(s.USER_VOICE)
         + 1.5 * h(s.CONFIRMATION)
         + (1.2 if said else 0)
+        # A user's own limit or order outweighs the events it mentions ("双11预热期只在晚8点后开付费流量").
+        + (0.6 if said and s.directs(text) else 0)
         + 0.3 * h(s.ACTION) * max(h(s.USER_VOICE), h(s.CONFIRMATION))
         + (0.9 * h(s.SUGGESTION) if source in {"assistant", "agent"} else 0)
         + 0.6 * h(s.CORRECTION)

@@ -422,6 +422,13 @@ CAP_PARTS = (
     r"\bat most\b",
     r"\bno more than\b",
     r"\bnot exceed\b",
+    # A floor bounds as a cap does ("3小时起订", "minimum booking is 3 hours").
+    r"至少",
+    r"不少于",
+    r"起(?:订|投|购)",
+    r"\bat least\b",
+    r"\bno (?:less|fewer) than\b",
+    r"\bminimum\b",
 )
 HARD_CONSTRAINT = _rx(
     r"禁止",
@@ -436,6 +443,7 @@ HARD_CONSTRAINT = _rx(
     r"\bcap\b",
     r"\blimit\b",
     r"\bmax(?:imum)?\b",
+    r"\bmin\b",
     r"最高",
     r"最低",
     r"\bmust\b",
@@ -472,6 +480,17 @@ DIRECTIVE = _rx(
     r"\bexclusively\b",
     r"\bmust\b",
     r"\b(?:has|have|need|needs) to\b",
+)
+# Who or where a statement aims delivery at, when the vocabulary has no name for it ("target IT
+# decision makers at director level", "投最近搜索过周边游的人群", "run nationwide"): the
+# object of the aiming verb is the value set, so it is a way to act.
+AIMS_AT = _rx(
+    r"投(?!放人群)(?:给|向)?[^，。；;,]{1,24}?(?:人群|用户|客群|受众)",
+    r"定向(?:到|为|给)?\s*[\u4e00-\u9fffA-Za-z0-9]",
+    r"全国(?:投放|通投)|通投",
+    r"\btarget(?:s|ed|ing)?\s+(?!(?:ROI|ROAS|CPA|CPC|CPL|CPM|costs?|of|is|was|metrics?|for)\b)[A-Za-z]",
+    r"\baim(?:s|ed)? at\b",
+    r"\bnationwide\b",
 )
 DEVIATION = _rx(
     r"(?:低于|高于)(?:均值|预期|基线|平均)",
@@ -606,7 +625,7 @@ INJECTION = _rx(
 NEGATION = re.compile(
     "|".join(
         (
-            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再",
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再|不做|不参加|不参与|不开(?![心始])",
             r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
         )
     ),
@@ -652,6 +671,18 @@ def hits(pattern: re.Pattern[str], text: str) -> list[str]:
 
 def has(pattern: re.Pattern[str], text: str) -> bool:
     return bool(pattern.search(text or ""))
+
+
+def direction_words(text: str) -> list[str]:
+    """The words by which a text restricts, forbids, requires, allows or caps something: a
+    way to act even when what it acts on ("腰部达人", "4S店覆盖的城市", "cash prize
+    screenshots") is in no lever's vocabulary. "需调整出价" names a lever and nothing to do
+    with it: not a direction."""
+    return hits(DIRECTIVE, text) + hits(NEGATION, text) + hits(HARD_CONSTRAINT, text)
+
+
+def directs(text: str) -> bool:
+    return bool(direction_words(text))
 
 
 def is_hedged(text: str) -> list[str]:

@@ -178,18 +178,6 @@ def _states_a_way_to_act(claim: Claim) -> bool:
     )
 
 
-def _direction_words(text: str) -> list[str]:
-    """The words by which a text restricts, forbids, requires, allows or caps something: a
-    way to act even when what it acts on ("腰部达人", "4S店覆盖的城市", "cash prize
-    screenshots") is in no lever's vocabulary. "需调整出价" names a lever and nothing to do
-    with it: not a direction."""
-    return s.hits(s.DIRECTIVE, text) + s.hits(s.NEGATION, text) + s.hits(s.HARD_CONSTRAINT, text)
-
-
-def _directs(text: str) -> bool:
-    return bool(_direction_words(text))
-
-
 def _filled(value: object) -> bool:
     """A data field that says something: "no", "否", "0", "false" and blanks say nothing."""
     return value is not None and str(value).strip().lower() not in {"", "false", "no", "none", "否", "无", "0"}
@@ -210,7 +198,7 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     claim = _claim_of(c)
     # An order or a correction is an attitude in any wording; so is a plain statement of what to do.
     settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
-    way = _states_a_way_to_act(claim) or (settled and _directs(t))
+    way = _states_a_way_to_act(claim) or (settled and (s.directs(t) or s.has(s.AIMS_AT, t)))
     action = bool(right_way or act_hits) or way
     # A position taken without a cue word is an attitude too (Claim.takes_a_position).
     attitude = bool(stance or att_hits) or (settled and way) or claim.takes_a_position()
@@ -269,14 +257,14 @@ def _rule(c: Proposal, d: ParsedData) -> Checks:
     constraint = d.get("hard_constraint")
     # Lifting or granting is a rule too ("可以写…需附检测报告", "不再强制标注", "may upload"): a
     # changed rule must reach the conflict stage, where an L1 change goes to an operator.
-    hard = _filled(constraint) or _directs(t)
+    hard = _filled(constraint) or s.directs(t)
     return {
         "authoritative": (authoritative, f"authority={authority or s.hits(s.AUTHORITY, t)[:2]} source={c.source}"),
         "scope_clear": (
             bool(scope) or s.has(s.SCOPE, t) or s.has(s.DOMAIN, t),
             f"scope={scope or (s.hits(s.SCOPE, t) + s.hits(s.DOMAIN, t))[:2]}",
         ),
-        "hard_constraint": (hard, f"hard_constraint={constraint or _direction_words(t)[:2]}"),
+        "hard_constraint": (hard, f"hard_constraint={constraint or s.direction_words(t)[:2]}"),
     }
 
 

@@ -107,9 +107,10 @@ def relate(
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
-    if found.kind in {REFINEMENT, AMBIGUOUS} and not found.detail and wording.adds_detail:
+    if found.kind in {REFINEMENT, AMBIGUOUS, DUPLICATE} and not found.detail and wording.adds_detail:
         # Said as a detail added ("客户补充：…健身人群只投女性"), naming a part the old one left
-        # open: the speaker narrows the earlier statement, which stays as it was.
+        # open or holding the old words with more said: the speaker narrows the earlier
+        # statement, which stays as it was.
         return Relation(REFINEMENT, found.signal, found.detail, found.matched)
     if found.kind == REFINEMENT and wording.takes_back and found.signal not in _TOLD_APART and not exception_to_global:
         # A narrower part with a "no" or a lifted bound added ("for new customers, bids are
@@ -133,6 +134,11 @@ def relate(
         # vocabulary does not know ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): two things.
         before, after = wording.swapped_category
         return Relation(COMPATIBLE, str(Facet.CATEGORY), f"{before} → {after}", found.matched)
+    if found.kind == DUPLICATE and wording.swapped_name:
+        # The same words but one name ("重疾险…日预算3万" / "百万医疗险…日预算3万"): the rule
+        # said of another product, plan or store, which the vocabulary does not know.
+        before, after = wording.swapped_name
+        return Relation(COMPATIBLE, str(Facet.IDENTITY), f"{before} → {after}", found.matched)
     if found.kind == AMBIGUOUS and not found.matched and cosine < related_cosine:
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
         return None

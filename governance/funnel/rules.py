@@ -45,14 +45,23 @@ DENIED = re.compile(
 )
 
 
+# "嗯……先看看数据再说", "let me think about it": an answer put off is no yes, whatever word opens it.
+DEFERRED = re.compile(
+    r"再说(?:吧)?[\s。.!！…~～]*$|考虑一下|想一想|想想看|再商量|回头再|晚点再|"
+    r"\blet me think\b|\bhold off\b|\bnot yet\b|\bwait and see\b|\bget back to you\b",
+    re.I,
+)
+
+
 # Words inside quotation marks are someone else's, quoted back: “好的，就这么办”——这是你替我说的吧.
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|『[^』]*』|‘[^’]*’|\"[^\"]*\"")
 
 
 def assents(text: str) -> bool:
     """Whether these words say yes. A question, a what-if or a hedge never does, nor a
-    confirmation that is quoted back or denied ("你说我同意了？", "I never agreed to that")."""
-    if extract_claim(text).stance in UNSETTLED or DENIED.search(text):
+    confirmation that is quoted back or denied ("你说我同意了？", "I never agreed to that"),
+    nor an answer put off ("嗯……先看看数据再说")."""
+    if extract_claim(text).stance in UNSETTLED or DENIED.search(text) or DEFERRED.search(text):
         return False
     own = QUOTED.sub(" ", text)
     return s.has(s.CONFIRMATION, own) or bool(USER_ASSENT.search(own))

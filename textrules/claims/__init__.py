@@ -13,7 +13,7 @@ from textrules.claims.extract import extract_claim
 from textrules.claims.identity import Identity, IdentityVerdict, subject_names
 from textrules.claims.parts import UNSETTLED, Claim, ClaimRelation, Facet, Lever, Quantity, RelationKind, Stance, Subject
 from textrules.claims.relate import claim_parts, relate_claims, within_bound
-from textrules.claims.wording import Wording, extends_wording, swapped_category, wording_overlap
+from textrules.claims.wording import Wording, extends_wording, swapped_category, swapped_name, wording_overlap
 
 __all__ = [
     "UNSETTLED",
@@ -34,6 +34,7 @@ __all__ = [
     "relate_claims",
     "subject_names",
     "swapped_category",
+    "swapped_name",
     "within_bound",
     "wording_overlap",
 ]

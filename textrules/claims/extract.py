@@ -12,6 +12,7 @@ from textrules.claims.parts import Claim, Lever, Quantity, Stance, Subject
 from textrules.claims.words import (
     ADVERTISER,
     AGE_RANGE,
+    ALLOWS_TERM,
     AUDIENCE_RX,
     BOUND,
     CHANNEL_FORMATS,
@@ -25,6 +26,7 @@ from textrules.claims.words import (
     END_PART,
     EVENT_RX,
     FALL,
+    FORBIDS_TERM,
     FRAME,
     HYPOTHETICAL,
     LATIN_UNIT,
@@ -44,6 +46,7 @@ from textrules.claims.words import (
     POSITIVE,
     QUESTION,
     QUESTION_END,
+    QUOTED_TERM,
     RATIO_BEFORE,
     RESTRICTION,
     RISE,
@@ -256,9 +259,10 @@ def places_in(text: str) -> frozenset[str]:
         name = next((g for g in m.groups() if g), m.group(0)).strip()
         # The pattern takes up to four characters before 店: a verb or a function word among
         # them ends the phrase before the name ("只投门店5公里内" names no store); what is
-        # left must still be a name of two characters or more.
+        # left must still be a name of two characters or more. "到店"/"进店" is a visit
+        # ("周末到店预约"), not a store called "周末到" ("京东到家店" is one).
         name = re.split(r"[只仅投在的和与及]", re.sub(r"[那这]家$", "", name))[-1]
-        if len(name) >= 2 and name not in NOT_PLACES:
+        if len(name) >= 2 and name not in NOT_PLACES and not re.search(r"[到进离]$", name):
             found.add(PLACE_CANON.get(name.lower(), name))
     return frozenset(found)
 
@@ -465,7 +469,21 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         trends=_trends(text),
         stance=_stance(text),
         conditions=_names(CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) else set()),
+        terms=_terms(text),
     )
+
+
+def _terms(text: str) -> frozenset[tuple[str, int]]:
+    """Each quoted word with the side its clause takes on it: -1 forbidden ("不得使用'全网最低价'"),
+    +1 allowed ("可以用'押题'了"), 0 only named. Each clause is read on its own, so
+    "可以用'押题'，只是不能写'保过'" allows one and forbids the other."""
+    out: set[tuple[str, int]] = set()
+    for m in QUOTED_TERM.finditer(text):
+        start = max(text.rfind(mark, 0, m.start()) for mark in "，。；;,!！?？\n")
+        before = QUOTED_TERM.sub(" ", text[start + 1 : m.start()])
+        side = -1 if FORBIDS_TERM.search(before) else 1 if ALLOWS_TERM.search(before) else 0
+        out.add((m.group(1).strip().lower(), side))
+    return frozenset(out)
 
 
 def _implicit_levers(subject: Subject, quantities: tuple[Quantity, ...], *, switched: bool, reports: bool) -> frozenset[Lever]:

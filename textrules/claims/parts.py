@@ -121,6 +121,8 @@ class Claim:
     trends: frozenset[tuple[str, int]] = frozenset()
     stance: Stance = Stance.STATEMENT
     conditions: frozenset[str] = frozenset()
+    # Words quoted as themselves, each with the side taken on it: -1 forbidden, +1 allowed, 0 named.
+    terms: frozenset[tuple[str, int]] = frozenset()
 
     @property
     def topic(self) -> frozenset[str]:
@@ -139,7 +141,10 @@ class Claim:
             return True
         settings = {str(lever) for lever in Lever} | {"age"}
         sets_a_figure = any(q.role.split("/")[0] in settings for q in self.quantities)
-        return bool(self.assessments or sets_a_figure or "限定" in self.conditions or self.polarity < 0 or self.switch)
+        allows_or_forbids_a_word = any(side for _, side in self.terms)
+        return bool(
+            self.assessments or sets_a_figure or "限定" in self.conditions or self.polarity < 0 or self.switch or allows_or_forbids_a_word
+        )
 
     def as_dict(self) -> dict[str, Any]:
         sub = self.subject
@@ -169,6 +174,7 @@ class Claim:
             },
             "stance": str(self.stance),
             "conditions": sorted(self.conditions),
+            "terms": [list(t) for t in sorted(self.terms)],
         }
 
     @classmethod
@@ -215,6 +221,7 @@ class Claim:
             trends=frozenset((str(t[0]), _sign(t[1])) for t in value.get("trends") or [] if isinstance(t, list | tuple) and len(t) == 2),
             stance=Stance(stance) if stance in Stance._value2member_map_ else Stance.STATEMENT,
             conditions=frozenset(str(c) for c in raw.get("conditions") or []),
+            terms=frozenset((str(t[0]), _sign(t[1])) for t in raw.get("terms") or [] if isinstance(t, list | tuple) and len(t) == 2),
         )
 
 

@@ -47,7 +47,10 @@ def _category_relation(a: frozenset[str], b: frozenset[str]) -> str:
     if a == b:
         return "same"
     if a & b:
-        return "same"
+        # Each naming a finer category the other lacks ("SUV试驾" / "轿车试驾"): two things
+        # that share a kind, not one.
+        only_a, only_b = {c for c in a - b if "/" in c}, {c for c in b - a if "/" in c}
+        return "disjoint" if only_a and only_b else "same"
     verticals_a = {c.split("/")[0] for c in a}
     verticals_b = {c.split("/")[0] for c in b}
     if not verticals_a & verticals_b:
@@ -177,6 +180,15 @@ def _polarity_word(sign: int) -> str:
     return "肯定" if sign > 0 else "否定"
 
 
+def _term_clash(new: Claim, old: Claim) -> tuple[str, str] | None:
+    """A quoted word one side forbids and the other allows, as (old, new) in words."""
+    sides = {term: side for term, side in old.terms if side}
+    for term, side in sorted(new.terms):
+        if side and sides.get(term) == -side:
+            return f"'{term}' {_polarity_word(-side)}", f"'{term}' {_polarity_word(side)}"
+    return None
+
+
 def relate_claims(
     new: Claim, old: Claim, *, same_text: bool = False, wording: float | None = None, identity: Identity | None = None
 ) -> ClaimRelation:
@@ -255,7 +267,12 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
         if bool(slots_a or parts_a) != bool(slots_b or parts_b):
             open_parts.append(Facet.TIME_SLOT)
             named_by.add("new" if slots_b or parts_b else "old")
+    clash = _term_clash(new, old)
     if len(named_by) == 2:
+        if clash:
+            # Scopes side by side, but one quoted word allowed on one side and forbidden on the
+            # other ("不得使用'全网最低价'" / "618期间可以用'全网最低价'"): the word is the subject.
+            return ClaimRelation(RelationKind.AMBIGUOUS, Facet.POLARITY, *clash, tuple(matched))
         # Each names a part of its subject the other does not: two scopes side by side
         # ("维生素 on Monday mornings" and "抖音信息流"), not one statement and its change.
         return ClaimRelation(RelationKind.COMPATIBLE, open_parts[0], "", "", tuple(matched))
@@ -272,6 +289,8 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
         # their values are still compared.
         shared = topic_a | topic_b
     difference = _value_difference(new, old, shared, alike=wording is None or wording >= POLARITY_WORDING)
+    if difference is None and clash:
+        difference = (Facet.POLARITY, *clash)
     conditions_differ = new.conditions != old.conditions
     if difference is not None:
         facet, before, after = difference

@@ -10,6 +10,7 @@ import re
 from functools import cached_property
 
 from textrules.claims.extract import categories_in, extract_claim
+from textrules.claims.parts import Subject
 from textrules.claims.relate import claim_parts
 from textrules.claims.words import ADDITION, FRAME, LIFTS_BOUND
 
@@ -56,11 +57,12 @@ _JOINERS = re.compile(r"[的之\s，,。、；;！!？?]|(?<!\d)\.|\.(?!\d)")
 _CONTEXT = 2
 
 
-def swapped_category(old: str, new: str) -> tuple[str, str] | None:
-    """Where two texts are the same but for one place, and that place names a category of the
-    vocabulary on one side only, or a finer one ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): the words each side
-    has there. The other side names another thing the vocabulary does not know. None when
-    they differ in more than one place, or one only adds or drops words."""
+def _one_swap(old: str, new: str) -> tuple[str, str, str, str, str] | None:
+    """Where two texts are the same but for one place, and that place holds only what things
+    are called on each side: the two names, each with a little of its context, and the
+    character both have right after the place. None when
+    they differ in more than one place, only add or drop words, or the place holds a figure,
+    a "no", a lever or anything else a claim reads."""
     a, b = _JOINERS.sub("", FRAME.sub("", old)), _JOINERS.sub("", FRAME.sub("", new))
     changed = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
     if len(changed) != 1 or changed[0][0] != "replace":
@@ -68,11 +70,35 @@ def swapped_category(old: str, new: str) -> tuple[str, str] | None:
     _, i1, i2, j1, j2 = changed[0]
     if re.search(r"\d", a[i1:i2] + b[j1:j2]) or not (_names_only(a[i1:i2]) and _names_only(b[j1:j2])):
         return None
-    around_a = a[max(0, i1 - _CONTEXT) : i2 + _CONTEXT]
-    around_b = b[max(0, j1 - _CONTEXT) : j2 + _CONTEXT]
-    if categories_in(around_a) == categories_in(around_b):
+    return a[i1:i2], b[j1:j2], a[max(0, i1 - _CONTEXT) : i2 + _CONTEXT], b[max(0, j1 - _CONTEXT) : j2 + _CONTEXT], a[i2 : i2 + 1]
+
+
+def swapped_category(old: str, new: str) -> tuple[str, str] | None:
+    """Where two texts are the same but for one place, and that place names a category of the
+    vocabulary on one side only, or a finer one ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): the words each side
+    has there. The other side names another thing the vocabulary does not know."""
+    swap = _one_swap(old, new)
+    if swap is None or categories_in(swap[2]) == categories_in(swap[3]):
         return None
-    return a[i1:i2], b[j1:j2]
+    return swap[0], swap[1]
+
+
+_CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,}")
+
+
+def swapped_name(old: str, new: str) -> tuple[str, str] | None:
+    """Where two texts are the same but for one noun, or the modifier of one ("重疾险在百度日预算3万" /
+    "百万医疗险在百度日预算3万", "连衣裙…" / "半身裙…"): the two words, unless the vocabulary reads
+    both as one known thing ("家长" / "宝妈" are one audience). Two kinds of one thing are two
+    subjects; a rewording changes more than one place, or a word that is no name ("需"/"要",
+    "使用'…'"/"出现'…'": no noun follows)."""
+    swap = _one_swap(old, new)
+    if swap is None or not (_CJK_NAME.fullmatch(swap[0]) and _CJK_NAME.fullmatch(swap[1]) and _CJK_NAME.match(swap[4] * 2)):
+        return None
+    read_a, read_b = extract_claim(swap[2]).subject, extract_claim(swap[3]).subject
+    if read_a == read_b and read_a != Subject():
+        return None
+    return swap[0], swap[1]
 
 
 _NOT = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
@@ -119,6 +145,10 @@ class Wording:
         return swapped_category(self.old, self.new)
 
     @cached_property
+    def swapped_name(self) -> tuple[str, str] | None:
+        return swapped_name(self.old, self.new)
+
+    @cached_property
     def words_narrow(self) -> bool:
         """The new text's own words name a part of the subject, a condition or a figure the
         old one's do not: the narrowing is said, not carried in by an event's data (a plan
@@ -129,11 +159,13 @@ class Wording:
     @cached_property
     def adds_detail(self) -> bool:
         """The new text says it adds a detail ("客户补充：", "clarified:"), its own words name
-        a part the old one's do not, and it takes nothing back: no "no" or pause the old one
-        lacks, no bound lifted ("男性暂不投", "晚上10点后不限" turn a part round; a person decides)."""
+        a part the old one's do not, or hold the old statement with words added that the
+        vocabulary has no name for ("…target IT decision makers at director level or above"),
+        and it takes nothing back: no "no" or pause the old one lacks, no bound lifted
+        ("男性暂不投", "晚上10点后不限" turn a part round; a person decides)."""
         if not ADDITION.search(self.new) or ADDITION.search(self.old):
             return False
-        return not self.takes_back and self.words_narrow
+        return not self.takes_back and (self.words_narrow or self.extends)
 
     @cached_property
     def takes_back(self) -> bool:

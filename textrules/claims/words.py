@@ -288,11 +288,12 @@ LEVERS: dict[Lever, str] = {
     Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
-    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btarget(?:ing)?\b|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
+    # "target 700 yuan" is a KPI's figure, not whom delivery aims at.
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|\btarget\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
     Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
-    Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
+    Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\btarget\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
     Lever.COMPLIANCE: r"合规|禁用词|违禁词|极限词|广告法|资质|审核|功效宣称|字样|宣称|用语|措辞|\bwording\b|\bcomplian\w*|\bprohibited\b|\bbanned words?\b|\bclaims?\b|\bdisclaimer\b",
     Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b|\b(?:brand|generic|competitor) terms?\b",
     Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b",
@@ -307,7 +308,7 @@ METRICS: dict[str, str] = {
     # A bare 转化 compared ("周六转化最差", "转化更好") is its rate.
     "cvr": r"\bCVR\b|转化率|转化(?=最|更|较)",
     "cpa": r"\bCPA\b|转化成本|获客成本|\bCPL\b|线索成本|核销成本|到店成本|\bcost per (?:acquisition|lead|install|redemption|visit)\b|\bCPI\b",
-    "cpc": r"\bCPC\b|点击成本|单次点击",
+    "cpc": r"\bCPC\b|点击成本|单次点击|每次点击(?:的)?(?:花费|费用|成本)?|\bcost per click\b",
     "cpm": r"\bCPM\b|千次曝光成本|千展成本",
     "gmv": r"\bGMV\b|成交额|销售额|\brevenue\b",
     "spend": r"消耗|花费|\bspend\b|\bcost\b",
@@ -325,7 +326,8 @@ DOWN = _rx(
     r"\blower(?:ed|ing)?\b|\bcut(?:s|ting)?\b|\breduc(?:e[sd]?|ing)\b|\bdecreas(?:e[sd]?|ing)\b|\btrim(?:med)?\b|\bscale down\b|\bhalve\b|\btighten\w*\b",
 )
 SWITCH_ON = _rx(
-    r"恢复|重启|开启|上线|重新投放|重新开投|开投|继续投放?|启用|照常投放",
+    # "后来自己恢复了" reports a dip that ended; nobody switched anything on.
+    r"(?<!自己)(?<!自动)(?<!自行)恢复|重启|开启|上线|重新投放|重新开投|开投|开始投(?:放)?|继续投放?|启用|照常投放",
     r"\bgo(?:es)? live\b|\bresum(?:e[sd]?|ing)\b|\brestart\w*\b|\bturn(?:ed)? (?:it )?on\b|\benabl(?:e[sd]?|ing)\b|\breactivat\w*\b|\bre-?launch\w*\b",
 )
 SWITCH_OFF = _rx(
@@ -348,7 +350,7 @@ QUESTION = _rx(
 HYPOTHETICAL = _rx(r"如果|假如|假设|要是|万一|倘若|设想", r"\bif\b|\bsuppose\b|\bsupposing\b|\bwhat if\b|\bhypothetically\b|\bimagine\b")
 # "如果 ROI 低于 1.5 就暂停" is a rule with a condition, not a what-if: a consequence follows.
 CONSEQUENCE = _rx(r"就|则|那么|便|一律|立即|马上|需要|必须", r"\bthen\b|\bwe (?:will|must|should)\b|\balways\b|\bimmediately\b")
-WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b")
+WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b|\b(?:we|i|you|they|he|she)'d\b")
 ORDER = _rx(
     r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
     r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",
@@ -419,9 +421,18 @@ PLACE_CANON = {
     "shenzhen": "深圳",
 }
 NOT_PLACES = {"旗舰", "本", "该", "每", "全", "这家", "那家", "门", "分", "单", "新", "老", "同", "首"}
+# A word or phrase quoted as itself ("不得使用'全网最低价'", "no 'guaranteed returns'"): what a
+# compliance rule allows or forbids. Its side is read from the words before it in its clause.
+QUOTED_TERM = re.compile(r"[‘'“\"「『]([^‘'’“”\"「」『』\n]{1,16})[’'”\"」』]")
+FORBIDS_TERM = _rx(
+    r"不得|禁止|不能|不许|不要|不可|严禁|切勿|避免|杜绝|别|禁用",
+    r"\b(?:no|not|never|don'?t|avoid|ban(?:ned)?|prohibit\w*|must not|cannot|can'?t)\b",
+)
+ALLOWS_TERM = _rx(r"可以|可用|允许|能用|放开|照常用", r"\b(?:can|may|allowed?|ok to|okay to|fine to|permitted)\b")
 ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
 PLAN = re.compile(
-    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9_])|([A-Za-z])\s*计划",
+    # An id may run on with underscores ("plan_dealer_sh_01", "campaign cl_search_brand_01"): read whole.
+    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*_\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])([A-Za-z])\s*计划",
     re.I | re.A,
 )
 UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)

@@ -1,0 +1,187 @@
+"""What a statement's words say before any relation is drawn: quoted words a rule allows or
+forbids, answers put off, what-ifs in English, reports of a dip that ended, a visit to a
+store that names no store, floors, aims and additions. Each was a wrong write or a wrong
+park on labelled cases written after the rules they test (tests/data/claims, batch b2)."""
+
+import pytest
+
+from governance.funnel.rules import assents
+from judges.offline import offline_classify
+from memories.models import Memory
+from tests.governance.funnel.test_claim_relations import _relation, _user_says
+from textrules import signals as s
+from textrules.claims import extract_claim, swapped_name
+
+
+@pytest.mark.parametrize(
+    "text,terms",
+    [
+        ("素材不得出现'最便宜'字样", {("最便宜", -1)}),
+        ("以后可以用“国货之光”了，只是不能写“第一品牌”", {("国货之光", 1), ("第一品牌", -1)}),
+        ("Never say 'risk-free' in the copy", {("risk-free", -1)}),
+        ("The client said 'limited time' is fine to use again", {("limited time", 0)}),
+    ],
+)
+def test_each_quoted_word_takes_the_side_of_its_own_clause(text, terms):
+    assert set(extract_claim(text).terms) == terms
+
+
+def test_a_word_a_rule_forbids_allowed_for_a_narrower_scope_is_for_a_person(ingest):
+    rule = ingest("合规部规定：brand_pc_07 笔记本电脑广告不得使用'性价比之王'表述", source="human", layer="L1", advertiser="brand_pc_07")
+    loosened = _user_says(ingest, "brand_pc_07 双11期间可以用'性价比之王'了，客户说法务同意了")
+    assert rule.action == "WRITE", rule.reasons
+    assert loosened.action == "PENDING_REVIEW", loosened.reasons
+    assert Memory.objects.get(pk=rule.memory_id).status == "active"
+
+
+def test_two_forbidden_words_are_two_rules_not_a_contradiction():
+    found = _relation("brand_A 文案不得出现'根治'", "brand_A 文案不得出现'特效'")
+    assert found is None or found.kind != "contradiction"
+
+
+@pytest.mark.parametrize(
+    "answer,says_yes",
+    [
+        ("嗯……等下周数据出来再说", False),
+        ("好，我考虑一下", False),
+        ("ok, let me think about it", False),
+        ("Hold off for now", False),
+        ("好的，就按这个来", True),
+        ("嗯，可以", True),
+    ],
+)
+def test_an_answer_put_off_is_no_yes(answer, says_yes):
+    assert assents(answer) is says_yes
+
+
+def test_a_suggestion_answered_with_wait_and_see_is_not_written(ingest):
+    messages = [
+        {"role": "assistant", "content": "建议 brand_pet_03 猫粮在快手的日预算提高到1.2万"},
+        {"role": "user", "content": "嗯，先跑完这周再说"},
+    ]
+    put_off = ingest(None, messages=messages, advertiser="brand_pet_03")
+    assert put_off.action == "REJECT" and Memory.objects.count() == 0, put_off.reasons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "If finance signs off, we'd lift brand_pet_03's Kuaishou daily budget to 15k",
+        "If the new creative passes review, I'd move half of the budget to Xiaohongshu",
+    ],
+)
+def test_an_english_what_if_with_a_contracted_would_is_hypothetical(text):
+    assert extract_claim(text).stance == "hypothetical"
+
+
+def test_a_dip_that_ended_by_itself_switches_nothing_on():
+    ended = extract_claim("昨晚 brand_pet_03 在淘宝的点击量掉了半小时，之后自动恢复了")
+    ordered = extract_claim("brand_pet_03 下周起恢复淘宝直通车投放")
+    assert ended.switch == 0 and not ended.takes_a_position()
+    assert ordered.switch == 1
+
+
+def test_visiting_a_store_names_no_store():
+    claim = extract_claim("brand_B 周末进店引流广告和到店核销广告的日预算各3000元")
+    assert claim.subject.places == frozenset()
+    assert extract_claim("brand_B 静安寺店到店核销广告日预算3000元").subject.places == {"静安寺"}
+
+
+def test_a_budget_for_an_unnamed_store_changed_is_for_a_person(ingest):
+    named = _user_says(ingest, "brand_shop_05 徐家汇体验店周末到店广告日预算4000元")
+    unnamed = _user_says(ingest, "brand_shop_05 旗舰店周末到店广告日预算改成6000元")
+    assert named.action == "WRITE", named.reasons
+    # Not an update: "the flagship store" may or may not be the Xujiahui one.
+    assert unnamed.action == "PENDING_REVIEW", unnamed.reasons
+    assert Memory.objects.get(pk=named.memory_id).status == "active"
+
+
+def test_two_finer_categories_each_side_lacks_are_two_things():
+    found = _relation("brand_car_09 SUV试驾广告只投4S店所在城市", "brand_car_09 轿车试驾广告全国投放")
+    assert found is None or found.kind == "compatible", found
+
+
+def test_an_addition_that_holds_the_old_words_refines_them():
+    old = "brand_C: Meta ads target small business owners"
+    new = "brand_C clarified: Meta ads target small business owners who sell handmade goods"
+    found = _relation(old, new)
+    assert found is not None and found.kind == "refinement", found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "brand_pet_03 双11预热期只在晚9点后开直播投流",
+        "brand_pet_03 客户决定这条线618不做付费推广",
+    ],
+)
+def test_a_users_own_limit_is_feedback_whatever_event_it_names(text):
+    assert offline_classify(text, "user").trigger_type == "user_feedback"
+
+
+@pytest.mark.parametrize("text", ["上门安装2小时起订", "minimum order is 2 units", "每单至少3件", "at least 5 leads a day"])
+def test_a_floor_bounds_as_a_cap_does(text):
+    assert s.directs(text)
+
+
+@pytest.mark.parametrize(
+    "text,aims",
+    [
+        ("LinkedIn ads target HR directors at firms over 200 staff", True),
+        ("宠物险投最近领养过猫狗的人群", True),
+        ("sedan ads run nationwide", True),
+        ("cost per signup target 300 yuan", False),
+        ("需要调整投放人群", False),
+    ],
+)
+def test_whom_delivery_aims_at_is_a_way_to_act(text, aims):
+    assert s.has(s.AIMS_AT, text) is aims
+
+
+def test_a_users_plain_targeting_statement_is_kept(ingest):
+    kept = _user_says(ingest, "brand_saas_04: LinkedIn ads target HR directors in logistics firms, the client said")
+    assert kept.action == "WRITE", kept.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new,swapped",
+    [
+        ("brand_D 防晒霜在小红书日预算2万", "brand_D 隔离霜在小红书日预算2万", ("防晒", "隔离")),
+        ("brand_D 羽绒服类目CPC上限2元", "brand_D 冲锋衣类目CPC上限2元", ("羽绒服", "冲锋衣")),
+        # Not names: a verb, a one-character word, two audiences the vocabulary knows as one.
+        ("素材不得使用'最好'", "素材不得出现'最好'", None),
+        ("周末需调整出价", "周末要调整出价", None),
+        ("brand_D 只投家长人群", "brand_D 只投宝妈人群", None),
+    ],
+)
+def test_one_modifier_swapped_in_a_compound_noun_names_another_thing(old, new, swapped):
+    assert swapped_name(old, new) == swapped
+
+
+def test_the_same_rule_for_another_product_line_is_written_beside_it(ingest):
+    first = _user_says(ingest, "brand_shoe_02 登山鞋在天猫日预算1.5万")
+    second = _user_says(ingest, "brand_shoe_02 徒步鞋在天猫日预算1.5万")
+    assert first.action == "WRITE" and second.action == "WRITE", second.reasons
+    assert Memory.objects.get(pk=first.memory_id).reinforcement_count == 0
+
+
+@pytest.mark.parametrize(
+    "text,plans",
+    [
+        ("brand_E 计划 plan_store_bj_02 日预算6000元", {"STORE_BJ_02"}),
+        ("brand_E campaign gs_brand_exact_03: max CPC $3", {"GS_BRAND_EXACT_03"}),
+        ("计划plan_a508 出价1.2元", {"A508"}),
+        ("brand_E campaign budget raised", set()),
+    ],
+)
+def test_a_plan_id_that_runs_on_with_underscores_is_read_whole(text, plans):
+    assert extract_claim(text).subject.plans == plans
+
+
+def test_the_price_of_each_click_is_a_cpc():
+    claim = extract_claim("brand_E 每次点击的费用不能超过4块钱")
+    assert "cpc" in claim.metrics and [q.role for q in claim.quantities] == ["cpc"]
+
+
+def test_starting_delivery_is_switching_it_on():
+    assert extract_claim("客户说那款新品可以开始投放了").switch == 1
