@@ -107,6 +107,9 @@ CORRECTION = _rx(
     r"以后",
     r"从现在起",
     r"之前说错",
+    # A figure disputed: "这个数不对", "the number is wrong".
+    r"(?:数|数字|数据)(?:不对|有误|错了)",
+    r"\b(?:figure|number|data)s? (?:is|are|was|were) (?:wrong|off|incorrect)\b",
     # A setting given a new value says the old one no longer holds.
     r"调整为",
     r"更新为",
@@ -377,6 +380,7 @@ DECISION_IMPACT = _rx(
 )
 AUTHORITY = _rx(
     r"合规",
+    r"法务",
     r"法规",
     r"法律",
     r"监管",
@@ -576,6 +580,7 @@ PERIOD = _rx(
     r"\bweekly\b",
     r"\bdaily\b",
     r"\bevery (?:day|week|month|weekend|monday|friday)\b",
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b",
     r"\bweekends?\b",
     r"\bweekdays?\b",
     r"\bmonthly\b",

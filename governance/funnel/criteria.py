@@ -199,7 +199,8 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     # An order or a correction is an attitude in any wording; so is a plain statement of what to do.
     settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
     way = _states_a_way_to_act(claim) or (settled and (s.directs(t) or s.has(s.AIMS_AT, t)))
-    action = bool(right_way or act_hits) or way
+    # A figure corrected ("这个数不对…实际是9%") says what to go by, though no lever is pulled.
+    action = bool(right_way or act_hits) or way or (claim.stance == Stance.CORRECTION and bool(claim.quantities))
     # A position taken without a cue word is an attitude too (Claim.takes_a_position).
     attitude = bool(stance or att_hits) or (settled and way) or claim.takes_a_position()
     return {
@@ -232,7 +233,8 @@ def _strategy(c: Proposal, d: ParsedData) -> Checks:
 
 def _environment(c: Proposal, d: ParsedData) -> Checks:
     t = _text(c)
-    bound = d.get("time_window") or d.get("start") or d.get("end") or d.get("ttl_hours")
+    # A named promotion (双11, Black Friday) is a window of its own.
+    bound = d.get("time_window") or d.get("start") or d.get("end") or d.get("ttl_hours") or sorted(_claim_of(c).subject.events)
     observed = d.get("observed_at") or d.get("signal")
     objective = bool(observed) or c.source in {Source.TOOL, Source.SYSTEM, Source.HUMAN} or s.has(s.OBSERVATION, t)
     impact = d.get("impact")

@@ -191,7 +191,9 @@ class EnvironmentChangeData(TriggerData):
 class AnomalyPatternData(TriggerData):
     metric: Text = _f("指标", "the metric that deviated", "metric", "kpi", example="ROI")
     expected: Number = _f("预期值", "expected value or baseline", "expected", "baseline", "before", "expected_value", example=2.5)
-    actual: Number = _f("实际值", "observed value", "actual", "observed", "after", "actual_value", example=1.2)
+    actual: Number = _f(
+        "实际值", "observed value", "actual", "observed", "after", "actual_value", "observed_min", "observed_max", "current", example=1.2
+    )
     deviation: Number = _f("偏差", "relative deviation (0.52 or 52)", "deviation", "deviation_pct", "change_pct", "delta", example=-0.52)
     threshold: Number = _f("偏差阈值", "deviation that counts as an anomaly (default 20%)", "threshold", "threshold_pct", example=0.2)
     window: Text = _f("观测窗口", "over which period", "window", "time_window", "period", example="近3天")

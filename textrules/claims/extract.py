@@ -56,6 +56,7 @@ from textrules.claims.words import (
     START_DAY,
     SWITCH_OFF,
     SWITCH_ON,
+    TIER_BEFORE,
     UNIT,
     UNIT_CANON,
     UP,
@@ -228,8 +229,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         value = float(m.group(1))
         if tail in {"年", "月", "日", "号", "/", "期"} or (1900 <= value <= 2100 and tail != "元"):
             continue
-        if plain[max(0, m.start() - 1) : m.start()] in {"_", "#"} or (
-            re.match(r"-?[A-Za-z]", plain[m.end() : m.end() + 2] or " ") and not LATIN_UNIT.match(plain, m.end())
+        if (
+            plain[max(0, m.start() - 1) : m.start()] in {"_", "#"}
+            or TIER_BEFORE.search(plain[max(0, m.start() - 5) : m.start()])
+            or (re.match(r"-?[A-Za-z]", plain[m.end() : m.end() + 2] or " ") and not LATIN_UNIT.match(plain, m.end()))
         ):
             continue  # an id like plan_07, a code like 618A or a format like 15-second, not a quantity
         unit_match = UNIT.match(plain, m.end())
@@ -468,14 +471,16 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         assessments=_assessments(text),
         trends=_trends(text),
         stance=_stance(text),
-        conditions=_names(CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) else set()),
+        conditions=_names(CONDITION_RX, scope_text)
+        | ({"限定"} if RESTRICTION.search(text) or _aims_at_someone(levers, subject, quantities) else set()),
         terms=_terms(text),
     )
 
 
 def _terms(text: str) -> frozenset[tuple[str, int]]:
-    """Each quoted word with the side its clause takes on it: -1 forbidden ("不得使用'全网最低价'"),
-    +1 allowed ("可以用'押题'了"), 0 only named. Each clause is read on its own, so
+    """Each quoted word with the side its clause takes on it: -1 forbidden or no longer required
+    ("不得使用'全网最低价'", "不再需要标注'…'"), +1 allowed or required ("可以用'押题'了", "必须标注'…'"),
+    0 only named. Each clause is read on its own, so
     "可以用'押题'，只是不能写'保过'" allows one and forbids the other."""
     out: set[tuple[str, int]] = set()
     for m in QUOTED_TERM.finditer(text):
@@ -484,6 +489,11 @@ def _terms(text: str) -> frozenset[tuple[str, int]]:
         side = -1 if FORBIDS_TERM.search(before) else 1 if ALLOWS_TERM.search(before) else 0
         out.add((m.group(1).strip().lower(), side))
     return frozenset(out)
+
+
+def _aims_at_someone(levers: frozenset[Lever], subject: Subject, quantities: tuple[Quantity, ...]) -> bool:
+    """Targeting an audience limits delivery to it: "定向30-45岁男性" restricts as "只投30-45岁男性" does."""
+    return Lever.TARGETING in levers and bool(subject.audiences or any(q.role == "age" for q in quantities))
 
 
 def _implicit_levers(subject: Subject, quantities: tuple[Quantity, ...], *, switched: bool, reports: bool) -> frozenset[Lever]:

@@ -121,7 +121,8 @@ class Claim:
     trends: frozenset[tuple[str, int]] = frozenset()
     stance: Stance = Stance.STATEMENT
     conditions: frozenset[str] = frozenset()
-    # Words quoted as themselves, each with the side taken on it: -1 forbidden, +1 allowed, 0 named.
+    # Words quoted as themselves, each with the side taken on it: -1 forbidden (or no longer
+    # required), +1 allowed (or required), 0 only named.
     terms: frozenset[tuple[str, int]] = frozenset()
 
     @property

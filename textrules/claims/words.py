@@ -289,7 +289,7 @@ LEVERS: dict[Lever, str] = {
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
     # "target 700 yuan" is a KPI's figure, not whom delivery aims at.
-    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|\btarget\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|(?<!ROI )(?<!CPA )(?<!CPL )(?<!CPC )(?<!ROAS )\btarget\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
     Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
@@ -424,17 +424,24 @@ NOT_PLACES = {"旗舰", "本", "该", "每", "全", "这家", "那家", "门", "
 # A word or phrase quoted as itself ("不得使用'全网最低价'", "no 'guaranteed returns'"): what a
 # compliance rule allows or forbids. Its side is read from the words before it in its clause.
 QUOTED_TERM = re.compile(r"[‘'“\"「『]([^‘'’“”\"「」『』\n]{1,16})[’'”\"」』]")
+# Forbidding a word and no longer requiring it both take it away; allowing and requiring both
+# keep it ("不再需要标注'以实物为准'" goes against "必须标注'以实物为准'").
 FORBIDS_TERM = _rx(
-    r"不得|禁止|不能|不许|不要|不可|严禁|切勿|避免|杜绝|别|禁用",
-    r"\b(?:no|not|never|don'?t|avoid|ban(?:ned)?|prohibit\w*|must not|cannot|can'?t)\b",
+    r"不得|禁止|不能|不许|不要|不可|严禁|切勿|避免|杜绝|别|禁用|不再需要|不再要求|无需|不必|不用再",
+    r"\b(?:no|not|never|don'?t|avoid|ban(?:ned)?|prohibit\w*|must not|cannot|can'?t|need not|no longer)\b",
 )
-ALLOWS_TERM = _rx(r"可以|可用|允许|能用|放开|照常用", r"\b(?:can|may|allowed?|ok to|okay to|fine to|permitted)\b")
+ALLOWS_TERM = _rx(
+    r"可以|可用|允许|能用|放开|照常用|必须|务必|需要|要求|一律",
+    r"\b(?:can|may|allowed?|ok to|okay to|fine to|permitted|must|required?|always)\b",
+)
 ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
 PLAN = re.compile(
     # An id may run on with underscores ("plan_dealer_sh_01", "campaign cl_search_brand_01"): read whole.
-    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*_\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z0-9]{1,8})(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])([A-Za-z])\s*计划",
+    r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*_\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z]{0,3}\d[A-Za-z0-9]{0,6}|[A-Za-z])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])([A-Za-z])\s*计划",
     re.I | re.A,
 )
+# "tier-1 cities": the digit names a tier, not a quantity.
+TIER_BEFORE = re.compile(r"\btier[- ]?$", re.I)
 UNIT = re.compile(r"\s*(%|％|个百分点|pp|元|块|万元|万|千|k|倍|x|×|小时|天|次|美元|usd|rmb|yuan)?", re.I | re.A)
 CURRENCY_BEFORE = re.compile(r"[$¥￥]\s*$")
 # Who said it ("用户确认：", "合规部规定：", "The user confirmed:"): not what was said. Only a

@@ -8,6 +8,7 @@ import pytest
 from governance.funnel.rules import assents
 from judges.offline import offline_classify
 from memories.models import Memory
+from memories.storage import memory_create
 from tests.governance.funnel.test_claim_relations import _relation, _user_says
 from textrules import signals as s
 from textrules.claims import extract_claim, swapped_name
@@ -185,3 +186,68 @@ def test_the_price_of_each_click_is_a_cpc():
 
 def test_starting_delivery_is_switching_it_on():
     assert extract_claim("客户说那款新品可以开始投放了").switch == 1
+
+
+def test_a_word_no_longer_required_goes_against_the_rule_that_required_it(ingest):
+    rule = ingest("合规部规定：brand_milk_08 所有奶粉广告必须标注'请遵医嘱'", source="human", layer="L1", advertiser="brand_milk_08")
+    lifted = ingest("法务更新规则：brand_milk_08 奶粉广告不再需要标注'请遵医嘱'", source="human", layer="L1", advertiser="brand_milk_08")
+    assert rule.action == "WRITE", rule.reasons
+    assert lifted.action == "PENDING_REVIEW", lifted.reasons
+    assert Memory.objects.get(pk=rule.memory_id).status == "active"
+
+
+def test_a_user_who_disputes_a_tool_figure_reaches_a_person(ingest):
+    measured = memory_create(
+        layer="L2",
+        content="brand_G 上周快手首日ROI为1.4",
+        advertiser="brand_G",
+        source="tool",
+        source_attribution="tool_observation",
+        grounding="grounded",
+    )
+    disputed = _user_says(ingest, "这个数不对，brand_G 上周快手首日ROI实际是2.1，退款没扣对")
+    assert disputed.action == "PENDING_REVIEW", disputed.reasons
+    assert Memory.objects.get(pk=measured.pk).status == "active"
+
+
+def test_a_kpi_target_corrected_supersedes_the_old_target(ingest):
+    old = _user_says(ingest, "brand_G 酒店计划 CPA 目标 80 元")
+    new = _user_says(ingest, "纠正：brand_G 酒店计划的 CPA target 改成 65 元，80 是旧的")
+    assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
+    assert Memory.objects.get(pk=old.memory_id).status == "superseded"
+
+
+@pytest.mark.parametrize(
+    "text,plans",
+    [("brand_G 酒店计划 CPA 目标 80 元", set()), ("计划B 出价1元", {"B"}), ("计划A2 日预算3000元", {"A2"})],
+)
+def test_a_metric_after_plan_is_no_plan_id(text, plans):
+    assert extract_claim(text).subject.plans == plans
+
+
+def test_aiming_at_an_audience_restricts_as_only_does(ingest):
+    first = _user_says(ingest, "brand_G 新游戏在B站只投18-24岁男性")
+    again = _user_says(ingest, "客户再次强调：brand_G 新游戏B站定向为18到24岁的男性用户")
+    assert first.action == "WRITE", first.reasons
+    assert again.action == "REJECT", again.reasons
+    assert Memory.objects.get(pk=first.memory_id).reinforcement_count == 1
+
+
+def test_a_tier_is_no_quantity():
+    claim = extract_claim("target parents in tier-1 and tier-2 cities")
+    assert claim.quantities == ()
+
+
+def test_a_named_promotion_is_a_time_window_of_its_own(trigger):
+    signal = trigger(
+        "environment_change",
+        advertiser="brand_G",
+        summary="Double 11 week: brand_G's Douyin CPM is up 38% versus the prior week",
+        data={"event": "Double 11", "channel": "Douyin", "metric": "cpm", "change_pct": 38},
+        source="tool",
+    )
+    assert signal.action == "WRITE", signal.reasons
+
+
+def test_english_weekdays_name_a_cycle():
+    assert s.has(s.PERIOD, "demo requests convert better Tuesday-Thursday than on Mondays")
