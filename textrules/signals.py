@@ -630,8 +630,8 @@ INJECTION = _rx(
 NEGATION = re.compile(
     "|".join(
         (
-            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再|不做|不参加|不参与|不开(?![心始])",
-            r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b",
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再|不做|不参加|不参与|不开(?![心始])|无明显|没有明显|无显著|不相关",
+            r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b|\bno (?:clear |significant )?(?:correlation|link|relationship)\b|\buncorrelated\b",
         )
     ),
     re.IGNORECASE | re.ASCII,

@@ -10,6 +10,7 @@ from typing import Any
 from textrules import signals as s
 from textrules.claims.parts import Claim, Lever, Quantity, Stance, Subject
 from textrules.claims.words import (
+    ADDS,
     ADVERTISER,
     AGE_RANGE,
     ALLOWS_TERM,
@@ -448,6 +449,8 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
     # The lever is in what was said, not in who said it ("合规部规定：…投放时段…" sets the schedule).
     said = FRAME.sub("", text)
     levers = frozenset(lever for lever, rx in LEVER_RX.items() if rx.search(said))
+    quantities = _quantities(text)
+    aims = _aims_at_someone(levers, subject, quantities)
     if subject.channels and re.search(r"改投|换到|转投|切到|\bswitch\w* to\b|\bmove\w* to\b", text, re.I):
         levers |= {Lever.CHANNEL}
     # "ROI提升到4.2" reports how a metric moved (a trend), not which way a lever was set.
@@ -455,7 +458,6 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
     up, down = s.hits(UP, lever_text), s.hits(DOWN, lever_text)
     on, off = s.hits(SWITCH_ON, text), s.hits(SWITCH_OFF, text)
     negative = s.hits(s.NEGATION, BOUND.sub(" ", text))
-    quantities = _quantities(text)
     metrics = _names(METRIC_RX, text)
     if not levers:
         levers = _implicit_levers(subject, quantities, switched=bool(on or off), reports=bool(metrics))
@@ -471,9 +473,9 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         assessments=_assessments(text),
         trends=_trends(text),
         stance=_stance(text),
-        conditions=_names(CONDITION_RX, scope_text)
-        | ({"限定"} if RESTRICTION.search(text) or _aims_at_someone(levers, subject, quantities) else set()),
+        conditions=_names(CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) or aims else set()),
         terms=_terms(text),
+        adds=bool(ADDS.search(text)),
     )
 
 
@@ -492,7 +494,8 @@ def _terms(text: str) -> frozenset[tuple[str, int]]:
 
 
 def _aims_at_someone(levers: frozenset[Lever], subject: Subject, quantities: tuple[Quantity, ...]) -> bool:
-    """Targeting an audience limits delivery to it: "定向30-45岁男性" restricts as "只投30-45岁男性" does."""
+    """Targeting an audience, in a targeting word, limits delivery to it: "定向30-45岁男性"
+    restricts as "只投30-45岁男性" does. A bare "投25-40岁女性" may add them to others."""
     return Lever.TARGETING in levers and bool(subject.audiences or any(q.role == "age" for q in quantities))
 
 

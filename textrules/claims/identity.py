@@ -25,7 +25,9 @@ _ZH_HEAD = r"(?:旗舰店|礼盒|套餐|产品|系列|课程|车型|机型|旗�
 # "旗舰店" alone names one store, whichever it is: the question the identity check asks.
 _ZH_FLAGSHIP = re.compile(r"旗舰(?:店|机|款)")
 _ZH_NAME = re.compile(rf"([\u4e00-\u9fffA-Za-z0-9]{{1,6}}?)({_ZH_HEAD})(?![\u4e00-\u9fff]{{0,1}}[铺面员长])")
-_EN_HEAD = r"(?:campaign|package|bundle|product|title|game|line|course|model|series|edition|collection|box)"
+_EN_HEAD = (
+    r"(?:campaign|package|bundle|product|title|game|line|course|model|series|edition|collection|box|phone|car|SUV|sedan|app|device|laptop)"
+)
 _EN_NAME = re.compile(
     rf"\b(?:the|our|its|their|[a-z0-9_]+'s)\s+((?:[A-Za-z0-9][\w-]*\s+){{0,3}}?){_EN_HEAD}s?\b"
     rf"|\b((?:[A-Za-z0-9][\w-]*\s+){{1,2}}){_EN_HEAD}\b",

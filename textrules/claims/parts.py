@@ -121,6 +121,8 @@ class Claim:
     trends: frozenset[tuple[str, int]] = frozenset()
     stance: Stance = Stance.STATEMENT
     conditions: frozenset[str] = frozenset()
+    # Said as an addition to what holds ("also", "也要"), not as its replacement.
+    adds: bool = False
     # Words quoted as themselves, each with the side taken on it: -1 forbidden (or no longer
     # required), +1 allowed (or required), 0 only named.
     terms: frozenset[tuple[str, int]] = frozenset()
@@ -176,6 +178,7 @@ class Claim:
             "stance": str(self.stance),
             "conditions": sorted(self.conditions),
             "terms": [list(t) for t in sorted(self.terms)],
+            "adds": self.adds,
         }
 
     @classmethod
@@ -223,6 +226,7 @@ class Claim:
             stance=Stance(stance) if stance in Stance._value2member_map_ else Stance.STATEMENT,
             conditions=frozenset(str(c) for c in raw.get("conditions") or []),
             terms=frozenset((str(t[0]), _sign(t[1])) for t in raw.get("terms") or [] if isinstance(t, list | tuple) and len(t) == 2),
+            adds=raw.get("adds") is True,
         )
 
 

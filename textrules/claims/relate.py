@@ -8,7 +8,7 @@ from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
-from textrules.claims.words import BOUND_WINDOW, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
+from textrules.claims.words import BOUND_WINDOW, CITY_TIERS, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -213,8 +213,10 @@ def relate_claims(
     found = _relate(new, old, wording=wording, places=False)
     if named == IdentityVerdict.SAME:
         return found
-    if found.kind != RelationKind.COMPATIBLE:
-        # Alike in every part but the names: one thing under two names, or two things; only a person knows.
+    if found.kind != RelationKind.COMPATIBLE or not (found.old or found.new):
+        # Alike in every part but the names: one thing under two names, or two things; only a
+        # person knows. A compatible that tells nothing apart (each side only names a part the
+        # other leaves open: "the new SUV…Suzhou" beside "星驰S7…上海和杭州") is no answer either.
         return ClaimRelation(RelationKind.AMBIGUOUS, Facet.IDENTITY, *identity.question(), found.matched)
     # Told apart by another part: what the claims say without the question.
     return _relate(new, old, wording=wording, places=True)
@@ -227,9 +229,11 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     narrower = False
     # When both set the schedule, the days and slots are its value, unless both switch delivery
     # or move it the same way for them: "周三暂停" and "周五暂停" are two pauses, "每周六加投" and
-    # "每周日加投" two pushes, not one moved ("改为每周日加投" moves it).
+    # "每周日加投" two pushes, not one moved ("改为每周日加投" moves it). Said as an addition
+    # ("also push it every Wednesday"), the new days sit beside the old ones.
     same_way = bool(new.direction) and new.direction == old.direction and new.stance != Stance.CORRECTION
-    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way
+    added = new.adds and new.stance != Stance.CORRECTION
+    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way and not added
     for facet, a in _subject_facets(old.subject, schedule=schedule):
         b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
         if facet == Facet.PLACE and not places:
@@ -238,6 +242,13 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
             if not (a & b):
                 return ClaimRelation(RelationKind.COMPATIBLE, facet, _show(a), _show(b))
             matched.append(f"{facet}:{_show(a & b)}")
+            if facet == Facet.AUDIENCE and a != b and (a < b or b < a):
+                # An audience is each of its parts at once ("新手妈妈" in "二线城市"): more parts
+                # named is a narrower audience, on whichever side names them. City tiers are
+                # alternatives instead ("一线城市" → "一二线城市" widens): a person decides.
+                open_parts.append(facet)
+                narrower = narrower or (b > a and not (b - a) & CITY_TIERS)
+                named_by.add("new" if b > a else "old")
         elif a or b:
             open_parts.append(facet)
             narrower = narrower or bool(b)

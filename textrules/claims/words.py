@@ -214,11 +214,14 @@ AUDIENCES: dict[str, str] = {
     "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
     "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
     "一线城市": r"一线城市|一二线|\btier[- ]?1\b",
+    "二线城市": r"(?<!一)二线城市|一二线|\btier[- ]?2\b",
     "下沉市场": r"下沉市场|三四线|低线城市|县城|\blower-tier\b",
     "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
     "相似人群": r"相似人群|\blookalikes?\b",
 }
 AUDIENCE_RX = {name: _name_rx(rx) for name, rx in AUDIENCES.items()}
+# Audiences that are alternatives rather than parts of one another: a city is in one tier.
+CITY_TIERS = frozenset({"一线城市", "二线城市", "下沉市场"})
 AGE_RANGE = re.compile(
     r"(\d{1,2})\s*(?:-|–|~|～|到|至|to)\s*(\d{1,2})\s*(?:岁|周岁|\byears? old\b|\byo\b)|\b(?:aged?|ages)\s*(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b",
     re.I | re.A,
@@ -289,7 +292,7 @@ LEVERS: dict[Lever, str] = {
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
     # "target 700 yuan" is a KPI's figure, not whom delivery aims at.
-    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|(?<!ROI )(?<!CPA )(?<!CPL )(?<!CPC )(?<!ROAS )\btarget\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|(?<!ROI )(?<!CPA )(?<!CPL )(?<!CPC )(?<!ROAS )\btarget(?:s|ed)?\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
     Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
@@ -433,6 +436,12 @@ FORBIDS_TERM = _rx(
 ALLOWS_TERM = _rx(
     r"可以|可用|允许|能用|放开|照常用|必须|务必|需要|要求|一律",
     r"\b(?:can|may|allowed?|ok to|okay to|fine to|permitted|must|required?|always)\b",
+)
+# The statement adds to what was said instead of replacing it ("also push it every Wednesday",
+# "周三也要推"): a second day or place beside the first, not the first moved.
+ADDS = _rx(
+    r"也(?:要|在|投|推|开|加)|另外(?:再)?(?:在|投|推|加)|额外(?:在|投|推|加)|再加上?",
+    r"\balso\b|\bas well\b|\bin addition\b|\badditionally\b",
 )
 ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
 PLAN = re.compile(

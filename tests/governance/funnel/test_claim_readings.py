@@ -251,3 +251,70 @@ def test_a_named_promotion_is_a_time_window_of_its_own(trigger):
 
 def test_english_weekdays_name_a_cycle():
     assert s.has(s.PERIOD, "demo requests convert better Tuesday-Thursday than on Mondays")
+
+
+def _refused_alone_but_disputing():
+    """A user's report of a figure (no position taken, so the value criteria would not keep it
+    on its own) that differs from the remembered one."""
+    return "brand_H 清热颗粒上周百度点击成本是3.2元"
+
+
+def test_a_statement_refused_alone_but_going_against_a_memory_reaches_a_person(ingest):
+    alone = _user_says(ingest, _refused_alone_but_disputing())
+    assert alone.action == "REJECT", alone.reasons
+    rule = _user_says(ingest, "用户确认：brand_H 清热颗粒上周百度点击成本是2.4元")
+    disputing = _user_says(ingest, _refused_alone_but_disputing())
+    assert rule.action == "WRITE", rule.reasons
+    assert disputing.action == "PENDING_REVIEW", disputing.reasons
+    assert Memory.objects.get(pk=rule.memory_id).status == "active"
+
+
+def test_a_question_or_an_assistants_word_against_a_memory_is_still_refused(ingest):
+    rule = _user_says(ingest, "用户确认：brand_H 清热颗粒上周百度点击成本是2.4元")
+    asked = _user_says(ingest, "brand_H 清热颗粒上周百度点击成本是3.2元吗？")
+    suggested = ingest(_refused_alone_but_disputing(), source="assistant", advertiser="brand_H")
+    assert rule.action == "WRITE", rule.reasons
+    assert asked.action == "REJECT", asked.reasons
+    assert suggested.action == "REJECT", suggested.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("brand_I 抖音曝光与天猫搜索量无明显关联", "brand_I 抖音曝光与天猫搜索量同步上涨"),
+        ("brand_I: TikTok views show no clear correlation with Amazon searches", "brand_I: TikTok views rise with Amazon searches"),
+    ],
+)
+def test_no_link_and_a_link_contradict(old, new):
+    assert extract_claim(old).polarity == -1 and extract_claim(new).polarity == 1
+
+
+def test_a_day_said_as_an_addition_sits_beside_the_first():
+    added = _relation("brand_J: push the spring sale on Douyin every Friday", "brand_J: also push the spring sale on Douyin every Sunday")
+    moved = _relation(
+        "brand_J: push the spring sale on Douyin every Friday", "brand_J: push the spring sale on Douyin every Sunday instead"
+    )
+    assert added is None or added.kind == "compatible", added
+    assert moved is not None and moved.kind == "contradiction", moved
+
+
+def test_a_generic_product_beside_a_named_model_is_an_identity_question(ingest):
+    named = _user_says(ingest, "brand_K 极光X9 上市广告只投成都和重庆")
+    generic = _user_says(ingest, "brand_K: the new SUV's launch ads should cover Xi'an as well")
+    assert named.action == "WRITE", named.reasons
+    # Not written beside as 'two scopes': the new SUV may well be the X9.
+    assert generic.action == "PENDING_REVIEW", generic.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # More parts of one audience named: narrower.
+        ("brand_L: video ads target new mothers", "brand_L clarified: video ads target new mothers in tier-2 cities only", "refinement"),
+        # One city tier to two: wider, not narrower.
+        ("brand_L 奶粉广告定向一线城市宝妈", "brand_L 奶粉广告定向一二线城市宝妈", "ambiguous"),
+    ],
+)
+def test_more_audience_parts_narrow_but_more_city_tiers_widen(old, new, kind):
+    found = _relation(old, new)
+    assert found is not None and found.kind == kind, found
