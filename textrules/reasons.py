@@ -61,7 +61,6 @@ class ReasonCode(StrEnum):
     # value criteria
     VALUE_MET = "value_met"
     VALUE_NOT_MET = "value_not_met"
-    VALUE_NOT_MET_DISPUTES = "value_not_met_disputes"
     # judge (the offline judge's too)
     GROUNDING_UNSUPPORTED = "grounding_unsupported"
     JUDGE_UNSURE = "judge_unsure"
@@ -209,10 +208,6 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
     ),
     C.VALUE_MET: ("%(trigger_type)s: all 3 criteria met", "%(trigger_type)s：三项价值标准均满足"),
     C.VALUE_NOT_MET: ("%(trigger_type)s: criterion not met: %(criteria)s", "%(trigger_type)s：未满足价值标准：%(criteria)s"),
-    C.VALUE_NOT_MET_DISPUTES: (
-        "not kept on its own, but it goes against memory #%(id)s (%(signal)s): a person decides",
-        "本身未达价值标准，但与记忆 #%(id)s 相左（%(signal)s）：由人工决定",
-    ),
     C.GROUNDING_UNSUPPORTED: (
         "grounding unsupported: the claim's numbers are not in the event's data",
         "依据不成立：结论中的数字不在事件数据里",

@@ -94,6 +94,12 @@ DECISION = _rx(
     r"\bwe(?:'ll| will) use\b",
 )
 ASSISTANT_VOICE = _rx(r"助手建议", r"AI建议", r"智能体建议", r"\bassistant (?:suggested|recommended)\b", r"\bthe agent suggested\b")
+# A figure disputed: "这个数不对", "the number is wrong".
+FIGURE_DISPUTED_PARTS = (
+    r"(?:数|数字|数据)(?:不对|有误|错了)(?!的)",
+    r"\b(?:figure|number|data)s? (?:is|are|was|were) (?:wrong|off|incorrect)\b",
+)
+FIGURE_DISPUTED = _rx(*FIGURE_DISPUTED_PARTS)
 CORRECTION = _rx(
     r"纠正",
     r"更正",
@@ -107,9 +113,7 @@ CORRECTION = _rx(
     r"以后",
     r"从现在起",
     r"之前说错",
-    # A figure disputed: "这个数不对", "the number is wrong".
-    r"(?:数|数字|数据)(?:不对|有误|错了)",
-    r"\b(?:figure|number|data)s? (?:is|are|was|were) (?:wrong|off|incorrect)\b",
+    *FIGURE_DISPUTED_PARTS,
     # A setting given a new value says the old one no longer holds.
     r"调整为",
     r"更新为",
@@ -426,13 +430,12 @@ CAP_PARTS = (
     r"\bat most\b",
     r"\bno more than\b",
     r"\bnot exceed\b",
-    # A floor bounds as a cap does ("3小时起订", "minimum booking is 3 hours").
-    r"至少",
-    r"不少于",
-    r"起(?:订|投|购)",
-    r"\bat least\b",
-    r"\bno (?:less|fewer) than\b",
-    r"\bminimum\b",
+    # A floor bounds a figure as a cap does ("3小时起订", "minimum booking is 3 hours");
+    # "至少跑了三天" and "minimum spend last week was 2000" report one.
+    r"(?:至少|不少于)\s*(?=[\d一二两三四五六七八九十])",
+    r"\d\s*\S{0,3}起订",
+    r"\b(?:at least|no (?:less|fewer) than)\s+(?=[$¥]?\d)",
+    r"\bminimum\b(?![^.;,]*\b(?:was|were)\b)(?=[^.;,]{0,30}\d)",
 )
 HARD_CONSTRAINT = _rx(
     r"禁止",
@@ -447,7 +450,6 @@ HARD_CONSTRAINT = _rx(
     r"\bcap\b",
     r"\blimit\b",
     r"\bmax(?:imum)?\b",
-    r"\bmin\b",
     r"最高",
     r"最低",
     r"\bmust\b",
@@ -489,12 +491,14 @@ DIRECTIVE = _rx(
 # decision makers at director level", "投最近搜索过周边游的人群", "run nationwide"): the
 # object of the aiming verb is the value set, so it is a way to act.
 AIMS_AT = _rx(
-    r"投(?!放人群)(?:给|向)?[^，。；;,]{1,24}?(?:人群|用户|客群|受众)",
-    r"定向(?:到|为|给)?\s*[\u4e00-\u9fffA-Za-z0-9]",
+    r"定向(?:为|到|给)",
+    r"投(?:给|向)[^，。；;,]{1,24}?(?:人群|用户|客群|受众)",
+    r"投(?![放诉入资])[^，。；;,]{1,24}?的(?:人群|用户|客群)",
     r"全国(?:投放|通投)|通投",
-    r"\btarget(?:s|ed|ing)?\s+(?!(?:ROI|ROAS|CPA|CPC|CPL|CPM|costs?|of|is|was|metrics?|for)\b)[A-Za-z]",
-    r"\baim(?:s|ed)? at\b",
-    r"\bnationwide\b",
+    r"\btarget(?:s|ed|ing)?\s+(?!audience\b)(?:only\s+)?(?:[\w-]+\s+){0,4}?(?:users|people|buyers|shoppers|owners|makers|"
+    r"directors|managers|parents|mothers|moms|students|women|men|families|professionals|customers|enthusiasts|players|"
+    r"gamers|travell?ers|drivers|firms|companies|businesses|teams)\b",
+    r"\b(?:run|runs|serve|serves|go|goes)\s+nationwide\b",
 )
 DEVIATION = _rx(
     r"(?:低于|高于)(?:均值|预期|基线|平均)",
@@ -630,7 +634,7 @@ INJECTION = _rx(
 NEGATION = re.compile(
     "|".join(
         (
-            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再|不做|不参加|不参与|不开(?![心始])|无明显|没有明显|无显著|不相关",
+            r"不适合|不适用|不宜|无效|没效果|不要|不能|不得|不可以|不允许|不许|不准(?![确时点])|严禁|切勿|禁止|禁用|避免|避开|别(?=[投用上做])|不投|不用|不再|不做|不参加|不参与|(?<!离)不开(?![心始])|无明显|没有明显|无显著|不相关",
             r"\bnot (?:suitable|effective|allowed|permitted|a good fit)\b|\bmay not\b|\bcannot\b|\bcan'?t\b|\bineffective\b|\bdoes(?:n'?t| not) work\b|\bdidn'?t work\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\bprohibit\w*\b|\bno longer\b|\bbanned\b|\bno (?:clear |significant )?(?:correlation|link|relationship)\b|\buncorrelated\b",
         )
     ),

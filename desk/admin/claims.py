@@ -179,6 +179,10 @@ def _value_text(claim: Claim) -> SafeString:
             parts.append(str(words[0 if side > 0 else 1]))
     for metric, sign in sorted(claim.trends):
         parts.append(f"{metric_label(metric)} {'↑' if sign > 0 else '↓'}")
+    for term, side in sorted(claim.terms):
+        if side:
+            said = gettext("allowed") if side > 0 else gettext("forbidden")
+            parts.append(format_html("“{}” {}", user_data(term), said))
     return _join(parts)
 
 

@@ -47,6 +47,7 @@ def claim_text(raw: dict[str, Any] | None) -> str:
     if claim.polarity < 0 and not claim.switch:
         value.append("negated")
     value += [f"{metric} {'↑' if sign > 0 else '↓'}" for metric, sign in sorted(claim.trends)]
+    value += [f"'{term}' {'allowed' if side > 0 else 'forbidden'}" for term, side in sorted(claim.terms) if side]
     parts = [
         f"subject: {', '.join(about) or '—'}",
         f"lever: {', '.join(sorted(claim.levers) + sorted(f'metric {m}' for m in claim.metrics)) or '—'}",

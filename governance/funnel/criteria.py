@@ -200,7 +200,7 @@ def _user_feedback(c: Proposal, d: ParsedData) -> Checks:
     settled = claim.stance not in UNSETTLED and claim.stance != Stance.SUGGESTION
     way = _states_a_way_to_act(claim) or (settled and (s.directs(t) or s.has(s.AIMS_AT, t)))
     # A figure corrected ("这个数不对…实际是9%") says what to go by, though no lever is pulled.
-    action = bool(right_way or act_hits) or way or (claim.stance == Stance.CORRECTION and bool(claim.quantities))
+    action = bool(right_way or act_hits) or way or (s.has(s.FIGURE_DISPUTED, t) and bool(claim.quantities))
     # A position taken without a cue word is an attitude too (Claim.takes_a_position).
     attitude = bool(stance or att_hits) or (settled and way) or claim.takes_a_position()
     return {

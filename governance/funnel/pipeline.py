@@ -14,7 +14,7 @@ from governance.funnel import conflict as conflict_stage
 from governance.funnel import validate as validate_stage
 from governance.funnel.criteria import VALUE_CRITERIA, data_trace, offline_value_checks
 from governance.funnel.layer_policy import DEFAULT_LAYER, layer_policy
-from governance.funnel.related import candidate_claim, find_related
+from governance.funnel.related import find_related
 from governance.funnel.rules import content_rules, provenance_rules
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from governance.funnel.verifier import verify
@@ -22,11 +22,10 @@ from governance.models import LayerPolicy, MemoryEvent, Trace
 from governance.traces import trace_create, trace_row
 from judges.base import JudgeProvider, JudgeRequest, ProviderUnavailable, Telemetry
 from lingix_config import config
-from memories.constants import Layer, Source
+from memories.constants import Layer
 from memories.embeddings import EmbeddingError
 from memories.metrics_registry import JUDGE_LATENCY, timed
 from memories.models import Memory
-from textrules.claims import UNSETTLED, RelationKind
 from textrules.reasons import Reason, ReasonCode, as_reason
 from textrules.safety import Findings
 
@@ -149,43 +148,13 @@ def stage_value(ctx: FunnelContext) -> StageOutcome:
     ctx.criteria_met = sum(1 for r in results.values() if r["met"])
     missing = [{"en": labels[k].en, "zh": labels[k].zh} for k, r in results.items() if not r["met"]]
     scores = {"criteria": results, "met": ctx.criteria_met, "data": data_trace(c)}
-    disputed = _disputed_memory(c) if missing else None
-    if disputed is not None:
-        reasons = [
-            Reason.of(ReasonCode.VALUE_NOT_MET_DISPUTES, id=disputed["memory"].pk, signal=disputed["signal"]),
-            Reason.of(ReasonCode.VALUE_NOT_MET, trigger_type=c.trigger_type, criteria=missing),
-        ]
-        outcome = StageOutcome("value", "PENDING_REVIEW", reasons, {**scores, "disputes": disputed["memory"].pk})
-    elif missing:
+    if missing:
         outcome = StageOutcome(
             "value", "REJECT", [Reason.of(ReasonCode.VALUE_NOT_MET, trigger_type=c.trigger_type, criteria=missing)], scores
         )
     else:
         outcome = StageOutcome("value", PASS, [Reason.of(ReasonCode.VALUE_MET, trigger_type=c.trigger_type)], scores)
     return _with_telemetry(outcome, answer.telemetry)
-
-
-# Whose settled word against a remembered memory a person should see, even when the value
-# criteria would not keep it on its own: the credential's source, never the text's claim.
-_DISPUTING_SOURCES = {Source.USER, Source.HUMAN, Source.TOOL, Source.SYSTEM}
-
-
-def _disputed_memory(c: Candidate) -> dict[str, Any] | None:
-    """A remembered memory this refused statement goes against: a contradiction, or a changed
-    value whose subject may be the memory's own. The value criteria judge a statement alone
-    ("它本身值得记吗"); one that disputes what is already remembered ("这个数不对…",
-    "那款感冒药可以全年投了") matters because of that memory, so a person sees it instead of
-    it being dropped. Never a write: only REJECT turns into PENDING_REVIEW."""
-    if c.source not in _DISPUTING_SOURCES or candidate_claim(c).stance in UNSETTLED:
-        return None
-    try:
-        related = find_related(c)
-    except EmbeddingError:
-        return None
-    for row in related:
-        if row["relation"] == RelationKind.CONTRADICTION or (row["relation"] == RelationKind.AMBIGUOUS and row.get("detail")):
-            return row
-    return None
 
 
 def stage_provenance(ctx: FunnelContext) -> StageOutcome:

@@ -73,10 +73,15 @@ def candidate_claim(c: Candidate) -> Claim:
     return c.claim
 
 
+# A claim stored before its quoted words were read has no "terms": read it again from the text,
+# or a rule's forbidden word would never clash with a statement that allows it.
+CURRENT_CLAIM_KEY = "terms"
+
+
 def memory_claim(memory: Memory) -> Claim:
     """A stored memory's claim: the one written with it, else read from its text (rows
-    written before claims existed)."""
-    if memory.claim:
+    written before claims existed, or before the claim's newest part was read)."""
+    if memory.claim and CURRENT_CLAIM_KEY in memory.claim:
         return Claim.from_dict(memory.claim)
     return extract_claim(memory.content, advertiser=memory.advertiser, data=memory.data)
 

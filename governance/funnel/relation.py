@@ -16,7 +16,10 @@ budget of 5000 元 and one of 8000 元 closer still. So:
    otherwise the two may be one rule reworded -> ambiguous, for a person;
 4. the same claim -> duplicate (a paraphrase, another language); only a pair found on
    structure alone, far apart in meaning and in words, is kept apart as compatible: the
-   claim vocabulary missed what tells them apart (a product, a store).
+   claim vocabulary missed what tells them apart (a product, a store). The same words with
+   one noun swapped ("登山鞋" / "徒步鞋"), or the old words held with more said as an
+   addition the vocabulary has no name for, are neither a repeat nor surely a second rule
+   -> ambiguous, for a person.
 
 Every answer names the part that decided, in words a reviewer reads without scores."""
 
@@ -107,11 +110,15 @@ def relate(
         # The old statement word for word with a part added, and the part narrows it
         # ("…CPC上限3.5元" → "…CPC上限3.5元只在工作日生效"): a refinement the words show.
         return found
-    if found.kind in {REFINEMENT, AMBIGUOUS, DUPLICATE} and not found.detail and wording.adds_detail:
+    if found.kind in {REFINEMENT, AMBIGUOUS} and not found.detail and wording.adds_detail:
         # Said as a detail added ("客户补充：…健身人群只投女性"), naming a part the old one left
-        # open or holding the old words with more said: the speaker narrows the earlier
-        # statement, which stays as it was.
+        # open: the speaker narrows the earlier statement, which stays as it was.
         return Relation(REFINEMENT, found.signal, found.detail, found.matched)
+    if found.kind == DUPLICATE and wording.adds_detail and wording.extends:
+        # The old words held and more said as an addition, in words the vocabulary has no name
+        # for ("…target IT decision makers at director level or above"): it may narrow the
+        # rule or say something else of it; neither a repeat nor a second rule. A person decides.
+        return Relation(AMBIGUOUS, str(Facet.CONDITION), found.detail, found.matched)
     if found.kind == REFINEMENT and wording.takes_back and found.signal not in _TOLD_APART and not exception_to_global:
         # A narrower part with a "no" or a lifted bound added ("for new customers, bids are
         # not raised"): it may take the old rule back for that part; a person decides. An
@@ -135,10 +142,12 @@ def relate(
         before, after = wording.swapped_category
         return Relation(COMPATIBLE, str(Facet.CATEGORY), f"{before} → {after}", found.matched)
     if found.kind == DUPLICATE and wording.swapped_name:
-        # The same words but one name ("重疾险…日预算3万" / "百万医疗险…日预算3万"): the rule
-        # said of another product, plan or store, which the vocabulary does not know.
+        # The same words but one name ("重疾险…日预算3万" / "百万医疗险…日预算3万"): the rule said
+        # of another product the vocabulary does not know, or the same rule changed in a word
+        # it does not know either ("偏年轻化" / "偏商务化"). Neither a repeat nor for sure a
+        # second rule: a person decides.
         before, after = wording.swapped_name
-        return Relation(COMPATIBLE, str(Facet.IDENTITY), f"{before} → {after}", found.matched)
+        return Relation(AMBIGUOUS, str(Facet.IDENTITY), f"{before} → {after}", found.matched)
     if found.kind == AMBIGUOUS and not found.matched and cosine < related_cosine:
         # Nothing structured in common and not close in meaning: unrelated, not a question for a person.
         return None

@@ -45,12 +45,19 @@ DENIED = re.compile(
 )
 
 
-# "嗯……先看看数据再说", "let me think about it": an answer put off is no yes, whatever word opens it.
+# "嗯……先看看数据再说", "wait and see": an answer put off is no yes, unless a yes came first
+# and the put-off is about something else ("好的，先暂停，等数据回来再说").
 DEFERRED = re.compile(
-    r"再说(?:吧)?[\s。.!！…~～]*$|考虑一下|想一想|想想看|再商量|回头再|晚点再|"
-    r"\blet me think\b|\bhold off\b|\bnot yet\b|\bwait and see\b|\bget back to you\b",
+    r"再说(?:吧)?[\s。.!！…~～]*$|回头再|晚点再|先跑完|先看看|"
+    r"\bhold off\b|\bnot yet\b|\bwait and see\b",
     re.I,
 )
+# "好，我考虑一下", "ok, let me think about it": the proposal itself is put off, whatever came first.
+THINKING_IT_OVER = re.compile(r"考虑一下|想一想|想想看|再商量|\blet me think\b|\bget back to you\b|\bthink (?:it|this) over\b", re.I)
+
+
+# A sound made while thinking, not an answer: "嗯……", "hmm", "um".
+HESITATION = re.compile(r"^\s*(?:嗯+|呃+|额+|hmm+|um+|uh+)[\s…。.,，、~～]*", re.I)
 
 
 # Words inside quotation marks are someone else's, quoted back: “好的，就这么办”——这是你替我说的吧.
@@ -61,9 +68,13 @@ def assents(text: str) -> bool:
     """Whether these words say yes. A question, a what-if or a hedge never does, nor a
     confirmation that is quoted back or denied ("你说我同意了？", "I never agreed to that"),
     nor an answer put off ("嗯……先看看数据再说")."""
-    if extract_claim(text).stance in UNSETTLED or DENIED.search(text) or DEFERRED.search(text):
+    if extract_claim(text).stance in UNSETTLED or DENIED.search(text) or THINKING_IT_OVER.search(text):
         return False
     own = QUOTED.sub(" ", text)
+    put_off = DEFERRED.search(own)
+    if put_off:
+        # A yes said before the put-off holds ("好的，先暂停，等数据回来再说"); a bare "嗯" is no yes.
+        own = HESITATION.sub("", own[: put_off.start()])
     return s.has(s.CONFIRMATION, own) or bool(USER_ASSENT.search(own))
 
 

@@ -32,6 +32,7 @@ from textrules.claims.words import (
     HYPOTHETICAL,
     LATIN_UNIT,
     LEVER_RX,
+    METRIC_ID,
     METRIC_RX,
     NOT_PLACES,
     OPEN_TIME,
@@ -49,6 +50,7 @@ from textrules.claims.words import (
     QUESTION_END,
     QUOTED_TERM,
     RATIO_BEFORE,
+    REMOVES_TERM,
     RESTRICTION,
     RISE,
     ROLE_WINDOW,
@@ -275,7 +277,8 @@ def _plans(text: str) -> frozenset[str]:
     found = set()
     for m in PLAN.finditer(text):
         ident = m.group(1) or m.group(2) or m.group(3) or ""
-        if ident and not re.fullmatch(r"\d{4}", ident):
+        # "campaign roas_7d dropped": a metric's name after the word, not an id.
+        if ident and not re.fullmatch(r"\d{4}", ident) and not METRIC_ID.match(ident):
             found.add(ident.upper())
     return frozenset(found)
 
@@ -296,7 +299,10 @@ def _mostly_asking(body: str) -> bool:
 def _stance(text: str) -> Stance:
     body = URL.sub(" ", text).strip()
     hypothetical = HYPOTHETICAL.search(body)
-    if hypothetical and (WOULD.search(body) or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
+    would = WOULD.search(body)
+    if would and "d" in would.group().lower()[-2:] and CONDITION_RX["阈值"].search(body):
+        would = None  # "If CPA goes above 80, we'd pause it": a rule with its threshold, not a what-if
+    if hypothetical and (would or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
         return Stance.HYPOTHETICAL
     if _mostly_asking(body) or (QUESTION.search(body) and not ORDER.search(body)):
         return Stance.QUESTION
@@ -487,10 +493,19 @@ def _terms(text: str) -> frozenset[tuple[str, int]]:
     out: set[tuple[str, int]] = set()
     for m in QUOTED_TERM.finditer(text):
         start = max(text.rfind(mark, 0, m.start()) for mark in "，。；;,!！?？\n")
+        ends = [i for i in (text.find(mark, m.end()) for mark in "，。；;,!！?？\n") if i >= 0]
         before = QUOTED_TERM.sub(" ", text[start + 1 : m.start()])
-        side = -1 if FORBIDS_TERM.search(before) else 1 if ALLOWS_TERM.search(before) else 0
-        out.add((m.group(1).strip().lower(), side))
+        # The verb may come after the word ("'最便宜'可以用", "'limited time' is fine to use").
+        after = QUOTED_TERM.sub(" ", text[m.end() : min(ends, default=len(text))])
+        out.add((m.group(1).strip().lower(), _side(before) or _side(after)))
     return frozenset(out)
+
+
+def _side(words: str) -> int:
+    # Taking a word out under a "no" keeps it ("不要删掉'请遵医嘱'").
+    if FORBIDS_TERM.search(words):
+        return 1 if REMOVES_TERM.search(words) else -1
+    return 1 if ALLOWS_TERM.search(words) else 0
 
 
 def _aims_at_someone(levers: frozenset[Lever], subject: Subject, quantities: tuple[Quantity, ...]) -> bool:

@@ -41,16 +41,17 @@ def _overlap(a: frozenset[tuple[float, float]], b: frozenset[tuple[float, float]
 
 
 def _category_relation(a: frozenset[str], b: frozenset[str]) -> str:
-    """'same', 'disjoint', 'narrower' (b inside a), 'broader' or 'none' (one side silent)."""
+    """'same', 'disjoint', 'crossed' (a shared category, and a finer one each side lacks),
+    'narrower' (b inside a), 'broader' or 'none' (one side silent)."""
     if not a or not b:
         return "none"
     if a == b:
         return "same"
     if a & b:
-        # Each naming a finer category the other lacks ("SUV试驾" / "轿车试驾"): two things
-        # that share a kind, not one.
+        # Each naming a finer category the other lacks: two kinds of one thing ("SUV试驾" /
+        # "轿车试驾") or two aspects of one ("新能源车试驾" / "SUV试驾"): the words cannot tell.
         only_a, only_b = {c for c in a - b if "/" in c}, {c for c in b - a if "/" in c}
-        return "disjoint" if only_a and only_b else "same"
+        return "crossed" if only_a and only_b else "same"
     verticals_a = {c.split("/")[0] for c in a}
     verticals_b = {c.split("/")[0] for c in b}
     if not verticals_a & verticals_b:
@@ -180,12 +181,17 @@ def _polarity_word(sign: int) -> str:
     return "肯定" if sign > 0 else "否定"
 
 
+def _one_word(a: str, b: str) -> bool:
+    """Two quoted words for one thing: the same, or one inside the other ("无添加" / "无添加蔗糖")."""
+    return a in b or b in a
+
+
 def _term_clash(new: Claim, old: Claim) -> tuple[str, str] | None:
     """A quoted word one side forbids and the other allows, as (old, new) in words."""
-    sides = {term: side for term, side in old.terms if side}
-    for term, side in sorted(new.terms):
-        if side and sides.get(term) == -side:
-            return f"'{term}' {_polarity_word(-side)}", f"'{term}' {_polarity_word(side)}"
+    for old_term, old_side in sorted(old.terms):
+        for term, side in sorted(new.terms):
+            if side and old_side == -side and _one_word(old_term, term):
+                return f"'{old_term}' {_polarity_word(old_side)}", f"'{term}' {_polarity_word(side)}"
     return None
 
 
@@ -244,10 +250,10 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
             matched.append(f"{facet}:{_show(a & b)}")
             if facet == Facet.AUDIENCE and a != b and (a < b or b < a):
                 # An audience is each of its parts at once ("新手妈妈" in "二线城市"): more parts
-                # named is a narrower audience, on whichever side names them. City tiers are
-                # alternatives instead ("一线城市" → "一二线城市" widens): a person decides.
+                # named is a narrower audience, on whichever side names them. A city tier added
+                # to a tier is an alternative instead ("一线城市" → "一二线城市" widens): a person decides.
                 open_parts.append(facet)
-                narrower = narrower or (b > a and not (b - a) & CITY_TIERS)
+                narrower = narrower or (b > a and not ((b - a) & CITY_TIERS and a & CITY_TIERS))
                 named_by.add("new" if b > a else "old")
         elif a or b:
             open_parts.append(facet)
@@ -256,6 +262,10 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     categories = _category_relation(old.subject.categories, new.subject.categories)
     if categories == "disjoint":
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CATEGORY, _show(old.subject.categories), _show(new.subject.categories))
+    if categories == "crossed":
+        return ClaimRelation(
+            RelationKind.AMBIGUOUS, Facet.CATEGORY, _show(old.subject.categories), _show(new.subject.categories), tuple(matched)
+        )
     one_sided = bool(old.subject.categories) != bool(new.subject.categories)
     # Only a named finer category narrows; a bare vertical ("car", "游戏") is context, not scope.
     fine_added = any("/" in c for c in (new.subject.categories if one_sided else ()))
@@ -279,6 +289,10 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
             open_parts.append(Facet.TIME_SLOT)
             named_by.add("new" if slots_b or parts_b else "old")
     clash = _term_clash(new, old)
+    sided_old, sided_new = {t for t, side in old.terms if side}, {t for t, side in new.terms if side}
+    if sided_old and sided_new and not any(_one_word(a, b) for a in sided_old for b in sided_new):
+        # Each allows or forbids its own words ("不得出现'根治'" / "不得出现'特效'"): two rules.
+        return ClaimRelation(RelationKind.COMPATIBLE, Facet.POLARITY, _show(sided_old), _show(sided_new), tuple(matched))
     if len(named_by) == 2:
         if clash:
             # Scopes side by side, but one quoted word allowed on one side and forbidden on the

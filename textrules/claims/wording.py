@@ -101,6 +101,8 @@ def swapped_name(old: str, new: str) -> tuple[str, str] | None:
     return swap[0], swap[1]
 
 
+# "这条已经作废", "now obsolete": the statement withdraws what it repeats.
+RETRACTS = re.compile(r"作废|取消|撤销|失效|不再执行|\b(?:obsolete|cancel(?:l)?ed|withdrawn|void|scrapped)\b", re.I)
 _NOT = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
 # Words that widen a name to everything ("全部鞋", "所有品类", "all products"): no one thing.
 _EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any)\b", re.I)
@@ -172,4 +174,8 @@ class Wording:
         """The new text has a "no" the old one lacks (不, 暂停, "not raised") or lifts a bound
         ("不限", "no cap"): an added part may take something back, so the safe reading is a
         question for a person, not a narrower rule written beside."""
-        return len(_NOT.findall(self.new)) > len(_NOT.findall(self.old)) or bool(LIFTS_BOUND.search(self.new))
+        return (
+            len(_NOT.findall(self.new)) > len(_NOT.findall(self.old))
+            or bool(LIFTS_BOUND.search(self.new))
+            or bool(RETRACTS.search(self.new) and not RETRACTS.search(self.old))
+        )

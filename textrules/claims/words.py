@@ -286,17 +286,23 @@ ADDITION = re.compile(
 # "晚上8点上线"): the time is the subject, not the whole morning or evening.
 DAYPART_OF_CLOCK = re.compile(rf"(?:{CLOCK_PARTS})\s*(?=\d{{1,2}}\s*(?:点|[:：]\d{{2}}))")
 
+# "target 700 yuan": a KPI's figure after "target", not whom delivery aims at; "target 30-40
+# year old women" is an age, so aiming.
+_TARGET_FIGURE = r"\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d+(?:\.\d+)?(?![\d.])(?!\s*(?:-|–|~|to)\s*\d+\s*(?:岁|years?|yo\b|year-old))(?!\s*\+)"
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
     Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
     Lever.BUDGET: r"预算|日耗|消耗上限|花费上限|日限额|\bbudgets?\b|\bspend(?:ing)? (?:cap|limit)\b|\bdaily cap\b",
     Lever.CREATIVE: r"素材|创意|文案|首图|主图|封面|标题|视频素材|\bcreatives?\b|\bad copy\b|\bcopy\b|\bheadlines?\b|\bthumbnails?\b|\bvisuals?\b",
-    # "target 700 yuan" is a KPI's figure, not whom delivery aims at.
-    Lever.TARGETING: r"定向|人群包|受众|投放人群|投放范围|投放地域|\btargeting\b|(?<!ROI )(?<!CPA )(?<!CPL )(?<!CPC )(?<!ROAS )\btarget(?:s|ed)?\b(?!\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d)|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
+    Lever.TARGETING: r"定向|人群包|受众|投放人群|目标人群|人群\s*[:：]|投放范围|投放地域|\btargeting\b|(?<!ROI )(?<!CPA )(?<!CPL )(?<!CPC )(?<!ROAS )\btarget(?:s|ed)?\b(?!"
+    + _TARGET_FIGURE
+    + r")|\baudiences?\b|\bsegments?\b|\bgeo-?target\w*",
     Lever.SCHEDULE: r"投放时段|时段|排期|分时|\bdayparting\b|\bschedul\w*\b|(?<!\d )(?<!\d)\bhours\b|\btime slots?\b",
     Lever.LANDING_PAGE: r"落地页|着陆页|详情页|表单页|\blanding pages?\b",
     Lever.CHANNEL: r"渠道|版位|媒体|投放平台|\bplacements?\b|\bchannels?\b",
-    Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\btarget\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
+    Lever.KPI_TARGET: r"目标\s*(?:ROI|CPA|ROAS|CPC|CTR)|(?:ROI|CPA|ROAS)\s*目标|考核|\bKPI\b|\btarget (?:ROI|CPA|ROAS)\b|\btarget"
+    + _TARGET_FIGURE
+    + r"|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
     Lever.COMPLIANCE: r"合规|禁用词|违禁词|极限词|广告法|资质|审核|功效宣称|字样|宣称|用语|措辞|\bwording\b|\bcomplian\w*|\bprohibited\b|\bbanned words?\b|\bclaims?\b|\bdisclaimer\b",
     Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b|\b(?:brand|generic|competitor) terms?\b",
     Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b",
@@ -329,8 +335,9 @@ DOWN = _rx(
     r"\blower(?:ed|ing)?\b|\bcut(?:s|ting)?\b|\breduc(?:e[sd]?|ing)\b|\bdecreas(?:e[sd]?|ing)\b|\btrim(?:med)?\b|\bscale down\b|\bhalve\b|\btighten\w*\b",
 )
 SWITCH_ON = _rx(
-    # "后来自己恢复了" reports a dip that ended; nobody switched anything on.
-    r"(?<!自己)(?<!自动)(?<!自行)恢复|重启|开启|上线|重新投放|重新开投|开投|开始投(?:放)?|继续投放?|启用|照常投放",
+    # What comes back decides: "恢复投放", "早8点自动恢复" switch on; "恢复到2%", "恢复正常",
+    # "后来自己恢复了" report a metric or a dip that ended.
+    r"恢复(?!正常|到|了|原|过来)|重启|开启|上线|重新投放|重新开投|开投|开始投(?:放)?(?![诉入标资])|继续投放?|启用|照常投放",
     r"\bgo(?:es)? live\b|\bresum(?:e[sd]?|ing)\b|\brestart\w*\b|\bturn(?:ed)? (?:it )?on\b|\benabl(?:e[sd]?|ing)\b|\breactivat\w*\b|\bre-?launch\w*\b",
 )
 SWITCH_OFF = _rx(
@@ -353,7 +360,7 @@ QUESTION = _rx(
 HYPOTHETICAL = _rx(r"如果|假如|假设|要是|万一|倘若|设想", r"\bif\b|\bsuppose\b|\bsupposing\b|\bwhat if\b|\bhypothetically\b|\bimagine\b")
 # "如果 ROI 低于 1.5 就暂停" is a rule with a condition, not a what-if: a consequence follows.
 CONSEQUENCE = _rx(r"就|则|那么|便|一律|立即|马上|需要|必须", r"\bthen\b|\bwe (?:will|must|should)\b|\balways\b|\bimmediately\b")
-WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b|\b(?:we|i|you|they|he|she)'d\b")
+WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b|\b(?:we|i|you|they|he|she)['’]d\b")
 ORDER = _rx(
     r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
     r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",
@@ -425,18 +432,25 @@ PLACE_CANON = {
 }
 NOT_PLACES = {"旗舰", "本", "该", "每", "全", "这家", "那家", "门", "分", "单", "新", "老", "同", "首"}
 # A word or phrase quoted as itself ("不得使用'全网最低价'", "no 'guaranteed returns'"): what a
-# compliance rule allows or forbids. Its side is read from the words before it in its clause.
-QUOTED_TERM = re.compile(r"[‘'“\"「『]([^‘'’“”\"「」『』\n]{1,16})[’'”\"」』]")
+# compliance rule allows or forbids. A straight quote between two letters is an apostrophe
+# ("don't"), never a quote.
+QUOTED_TERM = re.compile(r"(?<![A-Za-z])[‘'“\"「『]([^‘'’“”\"「」『』\n]{1,16})[’'”\"」』](?![A-Za-z])")
 # Forbidding a word and no longer requiring it both take it away; allowing and requiring both
-# keep it ("不再需要标注'以实物为准'" goes against "必须标注'以实物为准'").
+# keep it ("不再需要标注'以实物为准'" goes against "必须标注'以实物为准'"). Permission reads as
+# PERMISSION_PARTS does ("可以看出" reports; "May" is a month).
 FORBIDS_TERM = _rx(
-    r"不得|禁止|不能|不许|不要|不可|严禁|切勿|避免|杜绝|别|禁用|不再需要|不再要求|无需|不必|不用再",
+    r"不得|禁止|不能|不许|不要|不可|严禁|切勿|避免|杜绝|别|禁用|不再需要|不再要求|不需要|无需|无须|不必|不用再",
     r"\b(?:no|not|never|don'?t|avoid|ban(?:ned)?|prohibit\w*|must not|cannot|can'?t|need not|no longer)\b",
 )
 ALLOWS_TERM = _rx(
-    r"可以|可用|允许|能用|放开|照常用|必须|务必|需要|要求|一律",
-    r"\b(?:can|may|allowed?|ok to|okay to|fine to|permitted|must|required?|always)\b",
+    *PERMISSION_PARTS,
+    r"可用|能用|放开|照常用|必须|务必|需要|要求|一律",
+    r"\b(?:allowed?|ok to|okay to|fine to|permitted|must|required?|always)\b",
 )
+# Taking a word out: under a "no" it keeps the word ("不要删掉'请遵医嘱'").
+REMOVES_TERM = _rx(r"删|去掉|拿掉|移除|漏掉|遗漏", r"\b(?:remove|drop|delete|omit|leave out)\b")
+# A metric's name where an id would stand ("campaign roas_7d").
+METRIC_ID = re.compile(r"(?:roas|roi|ltv|cpa|cpc|cpm|ctr|cvr|gmv|cpl)(?:_|\d|$)", re.I)
 # The statement adds to what was said instead of replacing it ("also push it every Wednesday",
 # "周三也要推"): a second day or place beside the first, not the first moved.
 ADDS = _rx(
