@@ -417,8 +417,8 @@ SCOPE = _rx(
     r"\baccount",
     r"\bbrand",
 )
-# A bound on a value: the setting itself ("不超过600元", "capped at $5"), not a condition.
-CAP_PARTS = (
+# A bound on a value, a cap or a floor: the setting itself ("不超过600元", "capped at $5", "3小时起订"), not a condition.
+BOUND_PARTS = (
     r"上限",
     r"下限",
     r"封顶",
@@ -444,7 +444,7 @@ HARD_CONSTRAINT = _rx(
     r"不允许",
     r"严禁",
     r"必须",
-    *CAP_PARTS,
+    *BOUND_PARTS,
     # Bare nouns: a constraint in a rule's wording, too loose to mark a value as bounded
     # ("frequency limit reached", "Performance Max").
     r"\bcap\b",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from textrules.claims.parts import Lever
-from textrules.signals import CAP_PARTS, CLOCK_PARTS, PERMISSION_PARTS
+from textrules.signals import BOUND_PARTS, CLOCK_PARTS, PERMISSION_PARTS
 
 
 def _rx(*parts: str) -> re.Pattern[str]:
@@ -371,11 +371,11 @@ BOUND = _rx(
     r"\b(?:must not|should not|do not|don't|never) (?:exceed|go (?:above|below))\b",
 )
 # "只在…", "仅限…", "only for…": the statement narrows where it holds.
-# Scope limited ("只投", "only for") or a value bounded (CAP_PARTS): "只投门店5公里内" and
+# Scope limited ("只投", "only for") or a value bounded (BOUND_PARTS): "只投门店5公里内" and
 # "半径不超过5公里" restrict alike.
 RESTRICTION = _rx(
     r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向)(?![了过])|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
-    *CAP_PARTS,
+    *BOUND_PARTS,
 )
 # Which way a rule bounds its figure: "上限5000元", "不得高于CPA的1.3倍", "at most" from above;
 # "不低于", "至少", "at least" from below.

@@ -9,7 +9,7 @@ from governance.funnel.rules import assents
 from judges.offline import offline_classify
 from memories.models import Memory
 from memories.storage import memory_create
-from tests.governance.funnel.test_claim_relations import _relation, _user_says
+from tests.governance.funnel.claim_pairs import relation_between, user_says
 from textrules import signals as s
 from textrules.claims import extract_claim, swapped_name
 
@@ -34,16 +34,16 @@ def test_each_quoted_word_takes_the_side_of_its_own_clause(text, terms):
 
 def test_a_word_a_rule_forbids_allowed_for_a_narrower_scope_is_for_a_person(ingest):
     rule = ingest("合规部规定：brand_pc_07 笔记本电脑广告不得使用'性价比之王'表述", source="human", layer="L1", advertiser="brand_pc_07")
-    loosened = _user_says(ingest, "brand_pc_07 双11期间可以用'性价比之王'了，客户说法务同意了")
+    loosened = user_says(ingest, "brand_pc_07 双11期间可以用'性价比之王'了，客户说法务同意了")
     assert rule.action == "WRITE", rule.reasons
     assert loosened.action == "PENDING_REVIEW", loosened.reasons
     assert Memory.objects.get(pk=rule.memory_id).status == "active"
 
 
 def test_two_forbidden_words_are_two_rules_and_a_longer_one_is_the_same_word():
-    two = _relation("brand_A 文案不得出现'根治'", "brand_A 文案不得出现'特效'")
+    two = relation_between("brand_A 文案不得出现'根治'", "brand_A 文案不得出现'特效'")
     assert two is None or two.kind == "compatible", two
-    narrower = _relation("brand_A 普通食品广告不得出现“无添加”字样", "brand_A 普通食品广告可以写“无添加蔗糖”，需附检测报告")
+    narrower = relation_between("brand_A 普通食品广告不得出现“无添加”字样", "brand_A 普通食品广告可以写“无添加蔗糖”，需附检测报告")
     assert narrower is not None and narrower.kind in {"contradiction", "ambiguous"}, narrower
 
 
@@ -96,8 +96,8 @@ def test_visiting_a_store_names_no_store():
 
 
 def test_a_budget_for_an_unnamed_store_changed_is_for_a_person(ingest):
-    named = _user_says(ingest, "brand_shop_05 徐家汇体验店周末到店广告日预算4000元")
-    unnamed = _user_says(ingest, "brand_shop_05 旗舰店周末到店广告日预算改成6000元")
+    named = user_says(ingest, "brand_shop_05 徐家汇体验店周末到店广告日预算4000元")
+    unnamed = user_says(ingest, "brand_shop_05 旗舰店周末到店广告日预算改成6000元")
     assert named.action == "WRITE", named.reasons
     # Not an update: "the flagship store" may or may not be the Xujiahui one.
     assert unnamed.action == "PENDING_REVIEW", unnamed.reasons
@@ -110,16 +110,16 @@ def test_two_finer_categories_each_side_lacks_are_for_a_person():
         ("brand_car_09 SUV试驾广告只投4S店所在城市", "brand_car_09 轿车试驾广告全国投放"),
         ("brand_car_09 新能源车试驾广告日预算5万", "纠正：brand_car_09 SUV试驾广告日预算改为8万"),
     ]:
-        found = _relation(old, new)
+        found = relation_between(old, new)
         assert found is not None and found.kind == "ambiguous", (old, new, found)
 
 
 def test_an_addition_in_words_the_vocabulary_lacks_is_for_a_person_and_a_retraction_is_no_addition():
     old = "brand_C: Meta ads target small business owners"
-    added = _relation(old, "brand_C clarified: Meta ads target small business owners who sell handmade goods")
+    added = relation_between(old, "brand_C clarified: Meta ads target small business owners who sell handmade goods")
     # Not a repeat reinforced (the added words would be lost), not surely a narrower rule.
     assert added is not None and added.kind == "ambiguous", added
-    retracted = _relation("brand_C 抖音日预算3万", "客户补充：brand_C 抖音日预算3万这条已经作废")
+    retracted = relation_between("brand_C 抖音日预算3万", "客户补充：brand_C 抖音日预算3万这条已经作废")
     assert retracted is None or retracted.kind != "refinement", retracted
 
 
@@ -154,7 +154,7 @@ def test_whom_delivery_aims_at_is_a_way_to_act(text, aims):
 
 
 def test_a_users_plain_targeting_statement_is_kept(ingest):
-    kept = _user_says(ingest, "brand_saas_04: LinkedIn ads target HR directors in logistics firms, the client said")
+    kept = user_says(ingest, "brand_saas_04: LinkedIn ads target HR directors in logistics firms, the client said")
     assert kept.action == "WRITE", kept.reasons
 
 
@@ -180,7 +180,7 @@ def test_the_same_rule_with_one_noun_swapped_is_neither_reinforced_nor_written_b
         ("brand_shoe_02 登山鞋在天猫日预算1.5万", "brand_shoe_02 徒步鞋在天猫日预算1.5万"),
         ("客户要求：brand_shoe_03 投放素材风格统一偏年轻化", "客户要求：brand_shoe_03 投放素材风格统一偏商务化"),
     ]:
-        first, second = _user_says(ingest, first_text), _user_says(ingest, second_text)
+        first, second = user_says(ingest, first_text), user_says(ingest, second_text)
         assert first.action == "WRITE" and second.action == "PENDING_REVIEW", second.reasons
         assert Memory.objects.get(pk=first.memory_id).reinforcement_count == 0
 
@@ -224,14 +224,14 @@ def test_a_user_who_disputes_a_tool_figure_reaches_a_person(ingest):
         source_attribution="tool_observation",
         grounding="grounded",
     )
-    disputed = _user_says(ingest, "这个数不对，brand_G 上周快手首日ROI实际是2.1，退款没扣对")
+    disputed = user_says(ingest, "这个数不对，brand_G 上周快手首日ROI实际是2.1，退款没扣对")
     assert disputed.action == "PENDING_REVIEW", disputed.reasons
     assert Memory.objects.get(pk=measured.pk).status == "active"
 
 
 def test_a_kpi_target_corrected_supersedes_the_old_target(ingest):
-    old = _user_says(ingest, "brand_G 酒店计划 CPA 目标 80 元")
-    new = _user_says(ingest, "纠正：brand_G 酒店计划的 CPA target 改成 65 元，80 是旧的")
+    old = user_says(ingest, "brand_G 酒店计划 CPA 目标 80 元")
+    new = user_says(ingest, "纠正：brand_G 酒店计划的 CPA target 改成 65 元，80 是旧的")
     assert old.action == "WRITE" and new.action == "UPDATE", new.reasons
     assert Memory.objects.get(pk=old.memory_id).status == "superseded"
 
@@ -245,8 +245,8 @@ def test_a_metric_after_plan_is_no_plan_id(text, plans):
 
 
 def test_aiming_at_an_audience_restricts_as_only_does(ingest):
-    first = _user_says(ingest, "brand_G 新游戏在B站只投18-24岁男性")
-    again = _user_says(ingest, "客户再次强调：brand_G 新游戏B站定向为18到24岁的男性用户")
+    first = user_says(ingest, "brand_G 新游戏在B站只投18-24岁男性")
+    again = user_says(ingest, "客户再次强调：brand_G 新游戏B站定向为18到24岁的男性用户")
     assert first.action == "WRITE", first.reasons
     assert again.action == "REJECT", again.reasons
     assert Memory.objects.get(pk=first.memory_id).reinforcement_count == 1
@@ -284,8 +284,10 @@ def test_no_link_and_a_link_contradict(old, new):
 
 
 def test_a_day_said_as_an_addition_sits_beside_the_first():
-    added = _relation("brand_J: push the spring sale on Douyin every Friday", "brand_J: also push the spring sale on Douyin every Sunday")
-    moved = _relation(
+    added = relation_between(
+        "brand_J: push the spring sale on Douyin every Friday", "brand_J: also push the spring sale on Douyin every Sunday"
+    )
+    moved = relation_between(
         "brand_J: push the spring sale on Douyin every Friday", "brand_J: push the spring sale on Douyin every Sunday instead"
     )
     assert added is None or added.kind == "compatible", added
@@ -293,8 +295,8 @@ def test_a_day_said_as_an_addition_sits_beside_the_first():
 
 
 def test_a_generic_product_beside_a_named_model_is_an_identity_question(ingest):
-    named = _user_says(ingest, "brand_K 极光X9 上市广告只投成都和重庆")
-    generic = _user_says(ingest, "brand_K: the new SUV's launch ads should cover Xi'an as well")
+    named = user_says(ingest, "brand_K 极光X9 上市广告只投成都和重庆")
+    generic = user_says(ingest, "brand_K: the new SUV's launch ads should cover Xi'an as well")
     assert named.action == "WRITE", named.reasons
     # Not written beside as 'two scopes': the new SUV may well be the X9.
     assert generic.action == "PENDING_REVIEW", generic.reasons
@@ -310,7 +312,7 @@ def test_a_generic_product_beside_a_named_model_is_an_identity_question(ingest):
     ],
 )
 def test_more_audience_parts_narrow_but_more_city_tiers_widen(old, new, kind):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
 
 
@@ -327,5 +329,5 @@ def test_a_rule_stored_before_its_quoted_words_were_read_is_read_again(ingest):
         source_attribution="human_config",
         grounding="grounded",
     )
-    loosened = _user_says(ingest, "用户确认：brand_pc_08 双11期间可以用'性价比之王'了")
+    loosened = user_says(ingest, "用户确认：brand_pc_08 双11期间可以用'性价比之王'了")
     assert loosened.action == "PENDING_REVIEW", loosened.reasons

@@ -3,40 +3,14 @@ the data-integrity cases a wrong relation would corrupt, pair by pair and end to
 through the real funnel on the real database."""
 
 import json
-import re
 
 import pytest
 
-from governance.funnel.relation import relate
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
+from tests.governance.funnel.claim_pairs import advertiser_in, relation_between, user_says
 from textrules.claims import Wording, extends_wording, extract_claim, swapped_category, within_bound
-
-
-def _relation(old: str, new: str, advertiser: str | None = None):
-    va, vb = get_embedder().embed_passages([old, new])
-    return relate(
-        extract_claim(new, advertiser=advertiser),
-        extract_claim(old, advertiser=advertiser),
-        cosine=float(va @ vb),
-        same_text=False,
-        wording=Wording(old, new),
-        related_cosine=0.92,
-    )
-
-
-_NAMED_ADVERTISER = re.compile(r"\b(?:brand|adv)_[A-Za-z0-9_]+", re.A)
-
-
-def _advertiser_in(text: str, default: str = "brand_A") -> str:
-    """The advertiser a case's text names, as its credential would scope it."""
-    found = _NAMED_ADVERTISER.search(text)
-    return found.group() if found else default
-
-
-def _user_says(ingest, text: str):
-    return ingest(text, source="user", advertiser=_advertiser_in(text))
 
 
 @pytest.mark.parametrize(
@@ -78,7 +52,7 @@ def _user_says(ingest, text: str):
     ],
 )
 def test_structure_decides_what_embeddings_cannot(old, new, kind, facet):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and (found.kind, found.signal) == (kind, facet), found
 
 
@@ -111,7 +85,7 @@ def test_a_store_is_named_by_the_words_right_before_it():
 
 
 def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
-    found = _relation("brand_A 周五20:00-23:00出价上浮10%", "brand_A 出价上浮20%")
+    found = relation_between("brand_A 周五20:00-23:00出价上浮10%", "brand_A 出价上浮20%")
     assert found is not None and found.kind == "ambiguous", found
 
 
@@ -127,7 +101,7 @@ def test_a_change_whose_subject_one_side_leaves_open_is_for_a_person():
     ],
 )
 def test_a_part_named_on_one_side_only_is_parked_not_written_beside(old, new):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == "ambiguous", found
 
 
@@ -158,12 +132,12 @@ def test_a_text_extends_another_only_when_it_holds_its_words_and_adds_some(old, 
 )
 def test_a_restriction_dropped_is_for_a_person(old, new):
     # Said again loosely, or the restriction lifted: not a second memory beside the first.
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == "ambiguous" and found.signal == "condition", found
 
 
 def test_best_and_worst_of_the_same_slot_contradict_whether_or_not_the_rate_is_named():
-    found = _relation("brand_B 面膜直播间转化率周五最高", "用户说：brand_B 面膜直播间其实周五转化最差", advertiser="brand_B")
+    found = relation_between("brand_B 面膜直播间转化率周五最高", "用户说：brand_B 面膜直播间其实周五转化最差", advertiser="brand_B")
     assert found is not None and found.kind == "contradiction" and found.signal == "polarity", found
 
 
@@ -204,7 +178,9 @@ def test_one_place_swapped_names_another_thing_only_when_a_category_is_there(old
 
 
 def test_a_product_the_vocabulary_lacks_in_place_of_one_it_knows_is_written_beside_it():
-    found = _relation("brand_home_01 床垫直播每周六晚7-10点", "用户要求：brand_home_01 枕头直播每周六晚7-10点", advertiser="brand_home_01")
+    found = relation_between(
+        "brand_home_01 床垫直播每周六晚7-10点", "用户要求：brand_home_01 枕头直播每周六晚7-10点", advertiser="brand_home_01"
+    )
     assert found is not None and found.kind == "compatible" and found.signal == "category", found
 
 
@@ -335,7 +311,7 @@ def test_claims_are_backfilled_exported_and_imported(ingest):
 def test_a_user_statement_that_directs_is_kept_whatever_it_is_about(ingest, text):
     # The objects (亲子类主播, 定位功能的截图, player testimonials) are in no lever's
     # vocabulary; restricting, forbidding or allowing them is still a way to act.
-    decision = _user_says(ingest, text)
+    decision = user_says(ingest, text)
     assert decision.action == "WRITE", decision.reasons
 
 
@@ -352,7 +328,7 @@ def test_naming_a_lever_without_what_to_do_is_not_a_direction(ingest):
     ],
 )
 def test_a_judgement_or_a_report_is_not_a_direction(ingest, text):
-    decision = _user_says(ingest, text)
+    decision = user_says(ingest, text)
     assert decision.action == "REJECT", decision.reasons
 
 
@@ -504,7 +480,7 @@ def test_a_figure_is_within_a_bound_only_on_the_bounded_side(rule, other, within
     ],
 )
 def test_pauses_for_different_days_or_slots_are_two_rules(old, new):
-    found = _relation(old, new, advertiser="brand_A")
+    found = relation_between(old, new, advertiser="brand_A")
     assert found is not None and found.kind == "compatible", found
 
 
@@ -585,7 +561,7 @@ def test_rules_closer_than_the_memory_it_changes_do_not_crowd_it_out(make_memory
     ],
 )
 def test_a_comparison_is_read_with_the_names_it_compares(old, new, kind):
-    found = _relation(old, new, advertiser=_advertiser_in(old))
+    found = relation_between(old, new, advertiser=advertiser_in(old))
     assert found is not None and found.kind == kind, found
 
 
@@ -622,7 +598,7 @@ def test_a_comparison_is_read_with_the_names_it_compares(old, new, kind):
     ],
 )
 def test_names_the_vocabulary_knows_in_either_language(old, new, kind, facet):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and (found.kind, found.signal) == (kind, facet), found
 
 
@@ -636,7 +612,7 @@ def test_names_the_vocabulary_knows_in_either_language(old, new, kind, facet):
 )
 def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
     # No cue word ("要", "必须", "确认"), but a settled statement that judges or gives a figure.
-    decision = _user_says(ingest, text)
+    decision = user_says(ingest, text)
     assert decision.action == "WRITE", decision.reasons
 
 
@@ -649,7 +625,7 @@ def test_a_users_plain_judgement_or_figure_is_an_attitude(ingest, text):
     ],
 )
 def test_a_users_observation_topic_or_question_is_no_attitude(ingest, text):
-    decision = _user_says(ingest, text)
+    decision = user_says(ingest, text)
     assert decision.action == "REJECT", decision.reasons
 
 
@@ -668,7 +644,7 @@ def test_a_users_observation_topic_or_question_is_no_attitude(ingest, text):
     ],
 )
 def test_times_durations_and_products_read_as_they_are_meant(old, new, kind):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
 
 
@@ -709,7 +685,7 @@ def test_an_agents_plain_statement_is_no_users_feedback():
     ],
 )
 def test_a_user_giving_a_setting_a_new_value_updates_it(ingest, old, new):
-    advertiser = _advertiser_in(old)
+    advertiser = advertiser_in(old)
     first = ingest(old, source="user", advertiser=advertiser)
     second = ingest(new, source="user", advertiser=advertiser)
     assert first.action == "WRITE" and second.action == "UPDATE", second.reasons
@@ -734,7 +710,7 @@ def test_two_plans_named_after_the_word_plan_are_two_subjects(ingest):
     ],
 )
 def test_audiences_and_products_said_in_other_words(old, new, kind):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
 
 
@@ -794,7 +770,7 @@ def test_times_of_day_in_either_language(text, slots):
 
 
 def test_one_slot_said_in_two_languages_is_one_slot():
-    found = _relation("brand_game_01 周末下午1点到7点出价上浮15%", "brand_game_01 weekend bids up 15% from 1pm to 7pm")
+    found = relation_between("brand_game_01 周末下午1点到7点出价上浮15%", "brand_game_01 weekend bids up 15% from 1pm to 7pm")
     assert found is not None and found.kind == "duplicate", found
 
 
@@ -809,7 +785,7 @@ def test_one_slot_said_in_two_languages_is_one_slot():
     ],
 )
 def test_a_detail_said_as_an_addition_refines(ingest, old, new):
-    advertiser = _advertiser_in(old)
+    advertiser = advertiser_in(old)
     first = ingest(old, source="user", advertiser=advertiser)
     second = ingest(new, source="user", advertiser=advertiser)
     assert first.action == "WRITE" and second.action == "WRITE", second.reasons
@@ -833,7 +809,7 @@ def test_an_addition_that_reverses_a_part_is_still_for_a_person(ingest):
     ],
 )
 def test_a_push_on_another_day(old, new, kind):
-    found = _relation(old, new)
+    found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
 
 
@@ -854,12 +830,12 @@ def test_a_figure_before_a_time_stays_a_figure():
     ],
 )
 def test_an_added_part_that_may_take_something_back_is_for_a_person(old, new):
-    found = _relation(old, new, advertiser="brand_A")
+    found = relation_between(old, new, advertiser="brand_A")
     assert found is not None and found.kind not in {"refinement", "compatible", "duplicate"}, found
 
 
 def test_a_comparison_and_a_plain_judgement_of_the_same_winner_agree():
-    found = _relation("brand_A 百度搜索效果更好", "brand_A 百度搜索效果比抖音好", advertiser="brand_A")
+    found = relation_between("brand_A 百度搜索效果更好", "brand_A 百度搜索效果比抖音好", advertiser="brand_A")
     assert found is None or found.kind != "contradiction", found
 
 
