@@ -233,12 +233,12 @@ def _strategy(c: Proposal, d: ParsedData) -> Checks:
 
 def _environment(c: Proposal, d: ParsedData) -> Checks:
     t = _text(c)
+    claim = _claim_of(c)
     # A named promotion (双11, Black Friday) is a window of its own.
-    bound = d.get("time_window") or d.get("start") or d.get("end") or d.get("ttl_hours") or sorted(_claim_of(c).subject.events)
+    bound = d.get("time_window") or d.get("start") or d.get("end") or d.get("ttl_hours") or sorted(claim.subject.events)
     observed = d.get("observed_at") or d.get("signal")
     objective = bool(observed) or c.source in {Source.TOOL, Source.SYSTEM, Source.HUMAN} or s.has(s.OBSERVATION, t)
     impact = d.get("impact")
-    claim = _claim_of(c)
     moved = {m for m, _ in claim.trends} | {q.role.split("/")[0] for q in claim.quantities}
     # A promotion or a cold start with a cost or traffic change affects later decisions, said or not.
     # The event field names it in any vertical (考研报名, 车展, 装修季), where the words may not.

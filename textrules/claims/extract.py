@@ -71,6 +71,7 @@ from textrules.claims.words import (
     WEEKEND,
     WORKDAYS,
     WOULD,
+    WOULD_SHORT,
 )
 
 
@@ -300,7 +301,7 @@ def _stance(text: str) -> Stance:
     body = URL.sub(" ", text).strip()
     hypothetical = HYPOTHETICAL.search(body)
     would = WOULD.search(body)
-    if would and "d" in would.group().lower()[-2:] and CONDITION_RX["阈值"].search(body):
+    if would and WOULD_SHORT.fullmatch(would.group()) and CONDITION_RX["阈值"].search(body):
         would = None  # "If CPA goes above 80, we'd pause it": a rule with its threshold, not a what-if
     if hypothetical and (would or QUESTION_END.search(body)) and not CONSEQUENCE.search(body[hypothetical.end() :]):
         return Stance.HYPOTHETICAL

@@ -360,7 +360,9 @@ QUESTION = _rx(
 HYPOTHETICAL = _rx(r"如果|假如|假设|要是|万一|倘若|设想", r"\bif\b|\bsuppose\b|\bsupposing\b|\bwhat if\b|\bhypothetically\b|\bimagine\b")
 # "如果 ROI 低于 1.5 就暂停" is a rule with a condition, not a what-if: a consequence follows.
 CONSEQUENCE = _rx(r"就|则|那么|便|一律|立即|马上|需要|必须", r"\bthen\b|\bwe (?:will|must|should)\b|\balways\b|\bimmediately\b")
-WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b|\b(?:we|i|you|they|he|she)['’]d\b")
+# "we'd", "I’d": would said short, which a threshold in the if-clause makes a rule's consequence.
+WOULD_SHORT = re.compile(r"\b(?:we|i|you|they|he|she)['’]d\b", re.I)
+WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b", WOULD_SHORT.pattern)
 ORDER = _rx(
     r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
     r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",

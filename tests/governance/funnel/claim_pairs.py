@@ -1,11 +1,13 @@
 """What the claim tests share: one pair related as the funnel relates it (the bundled
-embedder's cosine, the claims, the wording), and a user's statement ingested under the
-advertiser its text names, as the credential would scope it."""
+embedder's cosine, the claims, the wording), a user's statement ingested under the
+advertiser its text names, as the credential would scope it, and a memory already in the
+store as a tool or an operator left it."""
 
 import re
 
 from governance.funnel.relation import Relation, relate
 from memories.embeddings import get_embedder
+from memories.storage import memory_create
 from textrules.claims import Wording, extract_claim
 
 _NAMED_ADVERTISER = re.compile(r"\b(?:brand|adv)_[A-Za-z0-9_]+", re.A)
@@ -31,3 +33,20 @@ def advertiser_in(text: str, default: str = "brand_A") -> str:
 
 def user_says(ingest, text: str):
     return ingest(text, source="user", advertiser=advertiser_in(text))
+
+
+# How each trusted source's memory is attributed and grounded when it is stored.
+_TRUSTED = {"tool": "tool_observation", "human": "human_config"}
+
+
+def remembered(content: str, *, advertiser: str, source: str, layer: str = "L2", claim: dict | None = None):
+    """A grounded memory from a tool or an operator, stored directly (the case's 'existing')."""
+    return memory_create(
+        layer=layer,
+        content=content,
+        claim=claim,
+        advertiser=advertiser,
+        source=source,
+        source_attribution=_TRUSTED[source],
+        grounding="grounded",
+    )

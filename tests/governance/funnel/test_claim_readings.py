@@ -8,8 +8,7 @@ import pytest
 from governance.funnel.rules import assents
 from judges.offline import offline_classify
 from memories.models import Memory
-from memories.storage import memory_create
-from tests.governance.funnel.claim_pairs import relation_between, user_says
+from tests.governance.funnel.claim_pairs import relation_between, remembered, user_says
 from textrules import signals as s
 from textrules.claims import extract_claim, swapped_name
 
@@ -216,14 +215,7 @@ def test_a_word_no_longer_required_goes_against_the_rule_that_required_it(ingest
 
 
 def test_a_user_who_disputes_a_tool_figure_reaches_a_person(ingest):
-    measured = memory_create(
-        layer="L2",
-        content="brand_G 上周快手首日ROI为1.4",
-        advertiser="brand_G",
-        source="tool",
-        source_attribution="tool_observation",
-        grounding="grounded",
-    )
+    measured = remembered("brand_G 上周快手首日ROI为1.4", advertiser="brand_G", source="tool")
     disputed = user_says(ingest, "这个数不对，brand_G 上周快手首日ROI实际是2.1，退款没扣对")
     assert disputed.action == "PENDING_REVIEW", disputed.reasons
     assert Memory.objects.get(pk=measured.pk).status == "active"
@@ -320,14 +312,6 @@ def test_a_rule_stored_before_its_quoted_words_were_read_is_read_again(ingest):
     text = "合规部规定：brand_pc_08 笔记本电脑广告不得使用'性价比之王'表述"
     older = extract_claim(text, advertiser="brand_pc_08").as_dict()
     del older["terms"], older["adds"]  # as a claim was stored before these parts existed
-    memory_create(
-        layer="L1",
-        content=text,
-        claim=older,
-        advertiser="brand_pc_08",
-        source="human",
-        source_attribution="human_config",
-        grounding="grounded",
-    )
+    remembered(text, advertiser="brand_pc_08", source="human", layer="L1", claim=older)
     loosened = user_says(ingest, "用户确认：brand_pc_08 双11期间可以用'性价比之王'了")
     assert loosened.action == "PENDING_REVIEW", loosened.reasons
