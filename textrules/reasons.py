@@ -85,6 +85,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_OUT_OF_SCOPE = "duplicate_out_of_scope"
     DUPLICATE_REINFORCED = "duplicate_reinforced"
     SUBJECT_UNCLEAR = "subject_unclear"
+    TOO_LITTLE_IN_COMMON = "too_little_in_common"
     IDENTITY_UNCLEAR = "identity_unclear"
     RELATION_DISPUTED = "relation_disputed"
     REFINES = "refines"
@@ -276,6 +277,10 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
     C.SUBJECT_UNCLEAR: (
         "may contradict or repeat memory #%(id)s (%(signal)s), but one of them leaves open a part of the subject the other names (%(part)s): a person decides",
         "可能与记忆 #%(id)s 矛盾或重复（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
+    ),
+    C.TOO_LITTLE_IN_COMMON: (
+        "may repeat memory #%(id)s, but the two share no lever, subject part or figure beyond the advertiser and are worded differently: a person decides",
+        "可能与记忆 #%(id)s 重复，但两者除广告主外没有共同的调控项、主体部分或数字，措辞也不同：由人工决定",
     ),
     C.IDENTITY_UNCLEAR: (
         "may be about the same thing as memory #%(id)s under another name (%(names)s); alike in every other part, and nothing known says whether the two names are one thing: a person decides",

@@ -434,6 +434,8 @@ BOUND_PARTS = (
     # "至少跑了三天" and "minimum spend last week was 2000" report one.
     r"(?:至少|不少于)\s*(?=[\d一二两三四五六七八九十])",
     r"\d\s*\S{0,3}起订",
+    # "90元以内", "5公里以内" cap a figure; "3天以内" is a time window, not a bound.
+    r"\d\s*(?:元|块|万元?|%|％|倍|公里|km)?\s*以内",
     r"\b(?:at least|no (?:less|fewer) than)\s+(?=[$¥]?\d)",
     r"\bminimum\b(?![^.;,]*\b(?:was|were)\b)(?=[^.;,]{0,30}\d)",
 )

@@ -96,6 +96,9 @@ def _conflict(c: Candidate) -> StageOutcome:
                 # Two names for the subject, nothing known ties or parts them: the reviewer is asked that.
                 reason = Reason.of(C.IDENTITY_UNCLEAR, id=old.pk, names=r.get("detail", ""))
                 return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
+            if part == Facet.TEXT:
+                # Nothing read in common: neither a repeat to reinforce nor a rule to write beside.
+                return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.TOO_LITTLE_IN_COMMON, id=old.pk)], scores)
             return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.SUBJECT_UNCLEAR, id=old.pk, signal=signal, part=part)], scores)
         new_strength = evidence_strength(attribution=c.attribution, grounding=c.grounding, correction=s.has(s.CORRECTION, c.content))
         old_strength = evidence_strength(attribution=old.source_attribution, grounding=old.grounding)

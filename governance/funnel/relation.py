@@ -124,6 +124,12 @@ def relate(
         # not raised"): it may take the old rule back for that part; a person decides. An
         # advertiser's own rule beside a global memory is narrower by its credential: written.
         return Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
+    if found.kind in {REFINEMENT, AMBIGUOUS} and found.signal == str(Facet.CATEGORY) and not found.detail and wording.swapped_category:
+        # The same words but at one place, where one names a category and the other a thing the
+        # vocabulary does not know ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万", "Meta ads for dining
+        # tables…" / "…for sofas…"): two things, however alike the rest of the words.
+        before, after = wording.swapped_category
+        return Relation(COMPATIBLE, str(Facet.CATEGORY), f"{before} → {after}", found.matched)
     if found.kind == REFINEMENT and wording.overlap >= WORDING_REPEAT:
         # Nearly the same words, none added: a repeat that spells out a detail its data
         # carries (a plan id), not a new rule.
@@ -136,11 +142,16 @@ def relate(
         # and the words cannot tell which. Writing it beside would keep a repeat; a person
         # decides instead. Sharing only the advertiser, there is no rule to repeat.
         found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
-    if found.kind == AMBIGUOUS and found.signal == str(Facet.CATEGORY) and not found.detail and wording.swapped_category:
-        # The same words but at one place, where one names a category and the other a thing the
-        # vocabulary does not know ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): two things.
-        before, after = wording.swapped_category
-        return Relation(COMPATIBLE, str(Facet.CATEGORY), f"{before} → {after}", found.matched)
+    if (
+        found.kind == DUPLICATE
+        and not _shares_more_than_advertiser(found)
+        and not wording.shares_figure
+        and wording.overlap < WORDING_DUPLICATE
+    ):
+        # Nothing in common but the advertiser, not a figure, and worded apart ("companies
+        # with 50-500 employees" / "the landing page should lead with the case video"): the
+        # claims read too little to call it a repeat, and reinforcing would drop what was said.
+        return Relation(AMBIGUOUS, str(Facet.TEXT), found.detail, found.matched)
     if found.kind == DUPLICATE and wording.swapped_name:
         # The same words but one name ("重疾险…日预算3万" / "百万医疗险…日预算3万"): the rule said
         # of another product the vocabulary does not know, or the same rule changed in a word

@@ -35,6 +35,7 @@ from textrules.claims.words import (
     METRIC_ID,
     METRIC_RX,
     NOT_PLACES,
+    ONLY,
     OPEN_TIME,
     ORDER,
     PERIOD_RX,
@@ -54,6 +55,7 @@ from textrules.claims.words import (
     RESTRICTION,
     RISE,
     ROLE_WINDOW,
+    SAYS_NO,
     SCALE_RX,
     SENTENCE,
     START_DAY,
@@ -437,8 +439,36 @@ def _trends(text: str) -> frozenset[tuple[str, int]]:
     return frozenset(found)
 
 
+_CLAUSE_MARK = re.compile(r"([，,；;])")
+
+
+def without_complement(text: str) -> str:
+    """The text without a clause that, right after an "only" clause, says no to the rest
+    ("只投女性，男性暂不投", "只针对晚上20点到24点，白天不上浮", "only on weekdays, not on
+    weekends"): it restates the restriction, so it names no subject of its own and says no
+    "no" the "only" did not already say. A clause with a figure or a bound sets something
+    of its own ("只投一线城市，预算不超过5000") and stays."""
+    out: list[str] = []
+    after_only = False
+    for part in _CLAUSE_MARK.split(text):
+        if _CLAUSE_MARK.fullmatch(part):
+            out.append(part)
+            continue
+        only = bool(ONLY.search(part))
+        if after_only and not only and SAYS_NO.search(part) and not re.search(r"\d", part) and not BOUND.search(part):
+            out.append(" ")
+            after_only = False
+            continue
+        after_only = only
+        out.append(part)
+    return "".join(out)
+
+
 @lru_cache(maxsize=8192)
 def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: str) -> Claim:
+    # Quoted words are read on the whole text: "只能用'A'，不能用'B'" forbids B.
+    terms = _terms(text)
+    text = without_complement(text)
     scope_text = f"{text} {data_text}"
     advertisers = {a.lower() for a in ADVERTISER.findall(text)}
     subject = Subject(
@@ -481,7 +511,7 @@ def _extract(text: str, advertiser: str, data_plans: frozenset[str], data_text: 
         trends=_trends(text),
         stance=_stance(text),
         conditions=_names(CONDITION_RX, scope_text) | ({"限定"} if RESTRICTION.search(text) or aims else set()),
-        terms=_terms(text),
+        terms=terms,
         adds=bool(ADDS.search(text)),
     )
 

@@ -9,14 +9,16 @@ import difflib
 import re
 from functools import cached_property
 
-from textrules.claims.extract import categories_in, extract_claim
+from textrules.claims.extract import categories_in, extract_claim, without_complement
 from textrules.claims.parts import Subject
 from textrules.claims.relate import claim_parts
-from textrules.claims.words import ADDITION, FRAME, LIFTS_BOUND
+from textrules.claims.words import ADDITION, ADVERTISER, FRAME, LIFTS_BOUND, ONLY_NON, SAYS_NO
+from textrules.signals import numbers
 
 
 def _grams(text: str) -> set[str]:
-    text = re.sub(r"[0-9.%％]+", " ", text.lower())
+    # An advertiser id is the scope both texts were found in, not a word they share.
+    text = re.sub(r"[0-9.%％]+", " ", ADVERTISER.sub(" ", text).lower())
     words = set(re.findall(r"[a-z_]+", text))
     cjk = re.sub(r"[^\u4e00-\u9fff]", "", text)
     return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
@@ -78,9 +80,12 @@ def swapped_category(old: str, new: str) -> tuple[str, str] | None:
     vocabulary on one side only, or a finer one ("跑鞋日预算1.2万" / "篮球鞋日预算1.2万"): the words each side
     has there. The other side names another thing the vocabulary does not know."""
     swap = _one_swap(old, new)
-    if swap is None or categories_in(swap[2]) == categories_in(swap[3]):
+    if swap is not None and categories_in(swap[2]) != categories_in(swap[3]):
+        return swap[0], swap[1]
+    words = _word_swap(old, new)
+    if words is None or categories_in(words[0]) == categories_in(words[1]):
         return None
-    return swap[0], swap[1]
+    return words
 
 
 _CJK_NAME = re.compile(r"[\u4e00-\u9fff]{2,}")
@@ -93,17 +98,57 @@ def swapped_name(old: str, new: str) -> tuple[str, str] | None:
     subjects; a rewording changes more than one place, or a word that is no name ("需"/"要",
     "使用'…'"/"出现'…'": no noun follows)."""
     swap = _one_swap(old, new)
-    if swap is None or not (_CJK_NAME.fullmatch(swap[0]) and _CJK_NAME.fullmatch(swap[1]) and _CJK_NAME.match(swap[4] * 2)):
-        return None
-    read_a, read_b = extract_claim(swap[2]).subject, extract_claim(swap[3]).subject
+    if swap is not None and _CJK_NAME.fullmatch(swap[0]) and _CJK_NAME.fullmatch(swap[1]) and _CJK_NAME.match(swap[4] * 2):
+        names, context = (swap[0], swap[1]), (swap[2], swap[3])
+    else:
+        words = _word_swap(old, new)
+        if words is None:
+            return None
+        names = context = words
+    read_a, read_b = extract_claim(context[0]).subject, extract_claim(context[1]).subject
     if read_a == read_b and read_a != Subject():
         return None
-    return swap[0], swap[1]
+    return names
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:\.\d+)?|[^\sA-Za-z\d]")
+# At most this many words on each side of the one place: a name ("demo request", "free-trial signup").
+_NAME_WORDS = 3
+# Words a noun phrase starts after: an article, a possessive, a preposition.
+_NOUN_LEAD = frozenset({"the", "a", "an", "its", "their", "our", "s", "per", "for", "of", "on", "in", "to", "with", "about"})
+# Who said it, put last ("…, the client said", "…, as agreed"): not what was said.
+_SAID_AFTER = re.compile(
+    r"[,，]\s*(?:(?:as )?(?:the )?(?:client|user|customer|advertiser|team)?\s*"
+    r"(?:said|says|asked|agreed|repeated|confirmed|requested|wants|wanted)|as agreed|per the client)\s*[.。]?\s*$",
+    re.I,
+)
+
+
+def _word_swap(old: str, new: str) -> tuple[str, str] | None:
+    """For words written with spaces: the same words but at one place, where each side has a
+    short run of plain words that read as no claim part ("cost per demo request target 700" /
+    "cost per free-trial signup target 700")."""
+    said = [_SAID_AFTER.sub("", FRAME.sub("", t)) for t in (old, new)]
+    a, b = _WORD.findall(said[0]), _WORD.findall(said[1])
+    changed = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = changed[0]
+    before, after = a[i1:i2], b[j1:j2]
+    if not all(w[0].isalpha() for w in before + after) or max(len(before), len(after)) > _NAME_WORDS:
+        return None
+    if i1 == 0 or a[i1 - 1].lower() not in _NOUN_LEAD:
+        # Only a run after a word that opens a noun phrase names a thing; elsewhere a swap is
+        # as likely a verb reworded ("buy" / "purchase").
+        return None
+    before_text, after_text = " ".join(before), " ".join(after)
+    if not (_names_only(before_text) and _names_only(after_text)):
+        return None
+    return before_text, after_text
 
 
 # "这条已经作废", "now obsolete": the statement withdraws what it repeats.
 RETRACTS = re.compile(r"作废|取消|撤销|失效|不再执行|\b(?:obsolete|cancel(?:l)?ed|withdrawn|void|scrapped)\b", re.I)
-_NOT = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
 # Words that widen a name to everything ("全部鞋", "所有品类", "all products"): no one thing.
 _EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any)\b", re.I)
 
@@ -111,7 +156,7 @@ _EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any)\
 def _names_only(words: str) -> bool:
     """Nothing in `words` but what a thing is called: no "不", "可以", lever, direction,
     switch, metric or condition ("主力款床垫不" / "云朵系列可以" swaps a yes for a no too)."""
-    if _NOT.search(words) or _EVERY.search(words):
+    if SAYS_NO.search(words) or _EVERY.search(words):
         return False  # a bare "不" left from "不参加" is no claim by itself, but it is no name either
     claim = extract_claim(words)
     return not (
@@ -127,6 +172,12 @@ def _names_only(words: str) -> bool:
     )
 
 
+def _noes(text: str) -> int:
+    """The "no"s a text says of its own: not the rest an "only" leaves out ("只投女性，男性暂不投",
+    "只针对非品牌词")."""
+    return len(SAYS_NO.findall(ONLY_NON.sub(lambda m: m.group()[:-1], without_complement(text))))
+
+
 class Wording:
     """Every wording measure of one pair, each read when a rule first asks for it: the overlap
     for every pair, the rest only for the few relations that turn on them."""
@@ -137,6 +188,11 @@ class Wording:
     @cached_property
     def overlap(self) -> float:
         return wording_overlap(self.old, self.new)
+
+    @cached_property
+    def shares_figure(self) -> bool:
+        """Some figure stands in both texts (the advertiser ids left out)."""
+        return bool(set(numbers(ADVERTISER.sub(" ", self.old))) & set(numbers(ADVERTISER.sub(" ", self.new))))
 
     @cached_property
     def extends(self) -> bool:
@@ -175,7 +231,7 @@ class Wording:
         ("不限", "no cap"): an added part may take something back, so the safe reading is a
         question for a person, not a narrower rule written beside."""
         return (
-            len(_NOT.findall(self.new)) > len(_NOT.findall(self.old))
+            _noes(self.new) > _noes(self.old)
             or bool(LIFTS_BOUND.search(self.new))
             or bool(RETRACTS.search(self.new) and not RETRACTS.search(self.old))
         )

@@ -100,7 +100,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
         },
     ),
     "汽车": (
-        r"汽车|\bauto(?:motive)?\b(?!-)|\bcars?\b|车型",
+        r"汽车|\bauto(?:motive)?\b(?!-)|(?<!\bown a )(?<!\bowns a )\bcars?\b(?! owners?)|车型",
         {
             "新能源": r"新能源车?|电动车|\bEVs?\b|\belectric (?:cars?|vehicles?)\b",
             "SUV": r"\bSUVs?\b",
@@ -117,7 +117,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
             "理财": r"理财|\bwealth management\b",
             "贷款": r"贷款|\bloans?\b",
             "保险": r"保险|\binsurance\b",
-            "基金": r"基金|\bfunds?\b",
+            "基金": r"基金|定投|\bfunds?\b|\bauto-invest\w*",
             "证券": r"证券|开户|\bbrokerage\b|\bstock accounts?\b",
         },
     ),
@@ -147,7 +147,7 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "SaaS": (
         r"\bSaaS\b|企业服务|\bB2B\b|企业软件|\bsoftware\b",
-        {"CRM": r"\bCRM\b", "ERP": r"\bERP\b", "协同办公": r"协同办公|\bcollaboration\b", "云服务": r"云服务|\bcloud\b"},
+        {"CRM": r"\bCRM\b", "ERP": r"\bERP\b|进销存", "协同办公": r"协同办公|\bcollaboration\b", "云服务": r"云服务|\bcloud\b"},
     ),
     "家居": (
         r"家居|\bhome (?:goods|furnishing)\b|\bfurniture\b|家具",
@@ -193,6 +193,7 @@ CHANNELS: dict[str, str] = {
     "优酷": r"优酷|\byouku\b",
     "户外": r"户外广告|分众|电梯广告|\bout-of-home\b|\bOOH\b",
     "TikTok": r"\btiktok\b",
+    "TapTap": r"\btaptap\b",
     "Google": r"\bgoogle\b|\bYouTube\b",
     "Bing": r"\bbing\b|\bmicrosoft ads\b",
     "Meta": r"\bmeta\b|\bfacebook\b|\binstagram\b",
@@ -212,10 +213,12 @@ AUDIENCES: dict[str, str] = {
     "学生": r"学生|大学生|\bstudents?\b",
     "宝妈": r"宝妈|妈妈|\bmoms?\b|\bmothers?\b|\bparents?\b|家长",
     "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
+    "车主": r"车主|(?<![所没])有车(?!型)|\bcar owners?\b|\bowns? a car\b",
     "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
-    "一线城市": r"一线城市|一二线|\btier[- ]?1\b",
-    "二线城市": r"(?<!一)二线城市|一二线|\btier[- ]?2\b",
-    "下沉市场": r"下沉市场|三四线|低线城市|县城|\blower-tier\b",
+    # Tiers listed with a joiner ("一线和二线城市", "二线、三线城市") name each tier.
+    "一线城市": r"一线城市|一二线|一线(?=\s*[和与及、/或]\s*[二三]线)|\btier[- ]?1\b",
+    "二线城市": r"(?<!一)二线城市|一二线|二线(?=\s*[和与及、/或]\s*三线)|\btier[- ]?2\b",
+    "下沉市场": r"下沉市场|三四线|三线城市|(?<=[和与及、/或])\s*三线|低线城市|县城|\blower-tier\b",
     "高净值": r"高净值|\bhigh[- ]net[- ]worth\b|\bHNW\b",
     "相似人群": r"相似人群|\blookalikes?\b",
 }
@@ -375,10 +378,17 @@ BOUND = _rx(
 # "只在…", "仅限…", "only for…": the statement narrows where it holds.
 # Scope limited ("只投", "only for") or a value bounded (BOUND_PARTS): "只投门店5公里内" and
 # "半径不超过5公里" restrict alike.
-RESTRICTION = _rx(
-    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向)(?![了过])|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b",
-    *BOUND_PARTS,
+ONLY_PARTS = (
+    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向)(?![了过])"
+    r"|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b"
 )
+ONLY = _rx(ONLY_PARTS)
+# Any "no" at all, a bare 不 before a verb included ("不上浮", "不动"): never a polarity on its
+# own, only a count of what a text may take back.
+SAYS_NO = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
+# "只针对非品牌词", "仅限非会员": a "非" right after "only" names a group, it says no "no".
+ONLY_NON = _rx(f"(?:{ONLY_PARTS})非")
+RESTRICTION = _rx(ONLY_PARTS, *BOUND_PARTS)
 # Which way a rule bounds its figure: "上限5000元", "不得高于CPA的1.3倍", "at most" from above;
 # "不低于", "至少", "at least" from below.
 # 最高/最低 are left out: as often "the highest" (a judgement) as a cap.
@@ -459,7 +469,8 @@ ADDS = _rx(
     r"也(?:要|在|投|推|开|加)|另外(?:再)?(?:在|投|推|加)|额外(?:在|投|推|加)|再加上?",
     r"\balso\b|\bas well\b|\bin addition\b|\badditionally\b",
 )
-ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+\b", re.I | re.A)
+# Ids run on with underscores ("adv_saas_01", "brand_muyu_home").
+ADVERTISER = re.compile(r"\b(?:brand|adv|advertiser|client)_[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*\b", re.I | re.A)
 PLAN = re.compile(
     # An id may run on with underscores ("plan_dealer_sh_01", "campaign cl_search_brand_01"): read whole.
     r"\b(?:plan|campaign|cmp|camp|adgroup|ad_group|计划)[_#\-: ]?([A-Za-z]?\d+[A-Za-z0-9]*|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*_\d+[A-Za-z0-9]*|[A-Za-z]\b)|计划\s*([A-Za-z]{0,3}\d[A-Za-z0-9]{0,6}|[A-Za-z])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])([A-Za-z])\s*计划",

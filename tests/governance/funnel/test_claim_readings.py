@@ -315,3 +315,114 @@ def test_a_rule_stored_before_its_quoted_words_were_read_is_read_again(ingest):
     remembered(text, advertiser="brand_pc_08", source="human", layer="L1", claim=older)
     loosened = user_says(ingest, "用户确认：brand_pc_08 双11期间可以用'性价比之王'了")
     assert loosened.action == "PENDING_REVIEW", loosened.reasons
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        # The "no" only names what the "only" leaves out: a narrower rule, written beside.
+        ("brand_M 护肤礼盒投18-30岁学生", "客户补充：brand_M 护肤礼盒的学生人群只投女性，男性先不投"),
+        ("brand_M 工作日出价上浮15%", "用户补充：brand_M 工作日出价上浮15%只在晚上19点到23点，其余时段不上浮"),
+        (
+            "brand_M: search ads bid up 10% on weekdays",
+            "brand_M clarified: search ads bid up 10% only on weekdays after 6pm, not in the daytime",
+        ),
+    ],
+)
+def test_a_no_after_only_names_what_the_only_leaves_out(old, new):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == "refinement", found
+
+
+@pytest.mark.parametrize(
+    "text,audiences,polarity",
+    [
+        ("brand_M 只投女性，男性先不投", {"女性"}, 1),
+        # A figure of its own: a bound, not the rest of the "only".
+        ("brand_M 只投一线城市，日预算不超过5000元", {"一线城市"}, 1),
+        # No "only" before it: the "no" is the statement's own.
+        ("brand_M 男性先不投", {"男性"}, -1),
+    ],
+)
+def test_the_rest_of_an_only_is_no_subject_and_no_no(text, audiences, polarity):
+    claim = extract_claim(text)
+    assert claim.subject.audiences == audiences
+    assert claim.polarity == polarity
+
+
+def test_a_no_of_its_own_after_an_addition_still_goes_to_a_person():
+    found = relation_between("brand_M 护肤礼盒投18-30岁学生", "客户补充：brand_M 护肤礼盒学生人群里男性先不投")
+    assert found is not None and found.kind == "ambiguous", found
+
+
+@pytest.mark.parametrize(
+    "text,tiers",
+    [
+        ("考研课只投一线和二线城市", {"一线城市", "二线城市"}),
+        ("考研课只投一二线城市", {"一线城市", "二线城市"}),
+        ("家政团购投二线、三线城市", {"二线城市", "下沉市场"}),
+        ("家政团购投三线城市", {"下沉市场"}),
+    ],
+)
+def test_city_tiers_listed_with_a_joiner_name_each_tier(text, tiers):
+    assert extract_claim(text).subject.audiences == tiers
+
+
+def test_a_cap_said_as_within_is_a_bound():
+    assert "限定" in extract_claim("brand_N 信用卡获客 CPL 目标90元以内").conditions
+    # A window of days is no bound.
+    assert "限定" not in extract_claim("brand_N 3天以内完成素材审核").conditions
+    found = relation_between("brand_N 信用卡在腾讯广告的 CPL 目标90元以内", "brand_N 信用卡腾讯广告：单个线索成本不超过90元")
+    assert found is not None and found.kind == "duplicate", found
+
+
+def test_an_advertiser_id_with_underscores_is_read_whole():
+    assert extract_claim("adv_saas_01: 只投搜索").subject.advertiser == "adv_saas_01"
+
+
+def test_claims_with_nothing_in_common_but_the_advertiser_are_no_repeat():
+    found = relation_between(
+        "brand_saas_03: companies with 50-500 employees", "brand_saas_03: the trial landing page should open with the customer case video"
+    )
+    # Not reinforced as a repeat (which would drop the landing-page order): a person decides.
+    assert found is not None and found.kind == "ambiguous", found
+    # A figure in common is something read in common: the same anomaly reported again.
+    again = relation_between("brand_saas_03 付费率连续3天比基线低60%", "brand_saas_03 近3天付费率较基线下降60%")
+    assert again is not None and again.kind == "duplicate", again
+
+
+@pytest.mark.parametrize(
+    "text,part,names",
+    [
+        ("brand_P 新游 TapTap 日预算6000元", "channels", {"TapTap"}),
+        ("brand_P 进销存软件只投华南", "categories", {"SaaS/ERP"}),
+        ("brand_P 基金定投关键词只买品牌词", "categories", {"金融/基金"}),
+        ("brand_P: only buy auto-investment keywords", "categories", {"金融/基金"}),
+        # Owning a car is who the audience is, not the product advertised.
+        ("brand_P: men aged 30-45 who already own a car", "categories", set()),
+        ("brand_P 定向已有车男性", "audiences", {"车主", "男性"}),
+        ("brand_P 所有车型都投", "audiences", set()),
+    ],
+)
+def test_channel_category_and_audience_names_across_verticals(text, part, names):
+    assert getattr(extract_claim(text).subject, part) == names
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # One name swapped in English words, one side a category of the vocabulary: two things.
+        ("brand_Q: Meta ads for bookshelves run on Sunday mornings", "brand_Q: Meta ads for sofas run on Sunday mornings", "compatible"),
+        # Neither side in the vocabulary: another thing or the same renamed; a person decides.
+        (
+            "brand_Q: cost per webinar signup target 300 yuan",
+            "brand_Q: cost per sample request target 300 yuan, the client said",
+            "ambiguous",
+        ),
+        # A verb reworded is no name swapped: a repeat.
+        ("brand_Q: buy the brand keywords on Baidu", "brand_Q: purchase the brand keywords on Baidu", "duplicate"),
+    ],
+)
+def test_one_name_swapped_in_english_words(old, new, kind):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == kind, found

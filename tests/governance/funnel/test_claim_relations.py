@@ -794,10 +794,13 @@ def test_a_detail_said_as_an_addition_refines(ingest, old, new):
 
 
 def test_an_addition_that_reverses_a_part_is_still_for_a_person(ingest):
-    # "男性暂不投" turns a part of the audience off: not a detail added, a person decides.
+    # "男性暂不投" on its own turns a part of the audience off: not a detail added, a person
+    # decides. After "只投女性" it only names what the "only" leaves out: a narrower rule.
     ingest("brand_food_01 低糖零食投25-40岁健身人群", source="user", advertiser="brand_food_01")
-    second = ingest("客户补充：brand_food_01 低糖零食的健身人群只投女性，男性暂不投", source="user", advertiser="brand_food_01")
-    assert second.action == "PENDING_REVIEW", second.reasons
+    reversed_part = ingest("客户补充：brand_food_01 低糖零食的健身人群里男性暂不投", source="user", advertiser="brand_food_01")
+    narrowed = ingest("客户补充：brand_food_01 低糖零食的健身人群只投女性，男性暂不投", source="user", advertiser="brand_food_01")
+    assert reversed_part.action == "PENDING_REVIEW", reversed_part.reasons
+    assert narrowed.action == "WRITE", narrowed.reasons
 
 
 @pytest.mark.parametrize(
