@@ -10,7 +10,7 @@ from judges.base import JudgeProvider, JudgeRequest, ProviderAnswer, Telemetry
 from judges.prompts import PROMPT_VERSIONS
 from judges.schemas import ClassifyOut, CriterionOut, JudgeOut, ValueOut
 from textrules import signals as s
-from textrules.claims import extract_claim
+from textrules.claims import Stance, extract_claim
 from textrules.reasons import Reason, ReasonCode
 
 ENVIRONMENT = s._rx(
@@ -55,16 +55,17 @@ def _score_types(text: str, source: str) -> dict[str, float]:
     h = lambda p: 1.0 if s.has(p, text) else 0.0  # noqa: E731
     nums = 1.0 if s.numbers(text) else 0.0
     domains = len(set(x.lower() for x in s.hits(s.DOMAIN, text)))
-    said = source == "user" and (
-        s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or extract_claim(text).takes_a_position()
-    )
+    claim = extract_claim(text)
+    said = source == "user" and (s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or claim.takes_a_position())
+    # The user's own limit, order or figure ("双11日预算6万，其中快手占2万"), not an event's report.
+    own = said and (s.directs(text) or claim.sets_a_figure or claim.stance == Stance.ORDER)
     return {
         "rule_update": 1.2 * h(s.AUTHORITY) + 0.8 * h(s.HARD_CONSTRAINT) + (0.6 if source in {"human", "system"} else 0) + 0.2 * h(s.SCOPE),
         "user_feedback": 1.2 * h(s.USER_VOICE)
         + 1.5 * h(s.CONFIRMATION)
         + (1.2 if said else 0)
         # A user's own limit or order outweighs the events it mentions ("双11预热期只在晚8点后开付费流量").
-        + (0.6 if said and s.directs(text) else 0)
+        + (0.6 if own else 0)
         + 0.3 * h(s.ACTION) * max(h(s.USER_VOICE), h(s.CONFIRMATION))
         + (0.9 * h(s.SUGGESTION) if source in {"assistant", "agent"} else 0)
         + 0.6 * h(s.CORRECTION)

@@ -30,6 +30,7 @@ from textrules.claims.words import (
     FORBIDS_TERM,
     FRAME,
     HYPOTHETICAL,
+    IMPERATIVE,
     LATIN_UNIT,
     LEVER_RX,
     METRIC_ID,
@@ -315,7 +316,7 @@ def _stance(text: str) -> Stance:
         return Stance.CORRECTION
     if s.has(s.SUGGESTION, body):
         return Stance.SUGGESTION
-    if ORDER.search(body):
+    if ORDER.search(body) or IMPERATIVE.search(body):
         return Stance.ORDER
     return Stance.STATEMENT
 

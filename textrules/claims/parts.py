@@ -132,6 +132,12 @@ class Claim:
         """What the statement is about: the levers it sets and the metrics it reports."""
         return frozenset(self.levers) | frozenset(f"metric:{m}" for m in self.metrics)
 
+    @property
+    def sets_a_figure(self) -> bool:
+        """A figure for a lever or an age ("日预算6万", "25-35岁"), not a metric's report."""
+        settings = {str(lever) for lever in Lever} | {"age"}
+        return any(q.role.split("/")[0] in settings for q in self.quantities)
+
     def takes_a_position(self) -> bool:
         """A settled statement that sets, limits, forbids, switches or judges something: what
         feedback says, with or without a cue word ("其实周六转化最差", "minimum booking is 3
@@ -142,11 +148,14 @@ class Claim:
             return False
         if self.stance in {Stance.ORDER, Stance.CORRECTION}:
             return True
-        settings = {str(lever) for lever in Lever} | {"age"}
-        sets_a_figure = any(q.role.split("/")[0] in settings for q in self.quantities)
         allows_or_forbids_a_word = any(side for _, side in self.terms)
         return bool(
-            self.assessments or sets_a_figure or "限定" in self.conditions or self.polarity < 0 or self.switch or allows_or_forbids_a_word
+            self.assessments
+            or self.sets_a_figure
+            or "限定" in self.conditions
+            or self.polarity < 0
+            or self.switch
+            or allows_or_forbids_a_word
         )
 
     def as_dict(self) -> dict[str, Any]:

@@ -239,7 +239,13 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     # ("also push it every Wednesday"), the new days sit beside the old ones.
     same_way = bool(new.direction) and new.direction == old.direction and new.stance != Stance.CORRECTION
     added = new.adds and new.stance != Stance.CORRECTION
-    schedule = Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way and not added
+    # Days each given their own hours ("trading days 7:30-9:00" / "weekends 20:00-22:00") are two
+    # scopes, unless said as a change ("改为周末20-22点").
+    timed = [bool(c.subject.weekdays) and bool(c.subject.time_slots or c.subject.dayparts) for c in (new, old)]
+    days_scoped = all(timed) and new.stance != Stance.CORRECTION
+    schedule = (
+        Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way and not added and not days_scoped
+    )
     for facet, a in _subject_facets(old.subject, schedule=schedule):
         b = dict(_subject_facets(new.subject, schedule=schedule))[facet]
         if facet == Facet.PLACE and not places:

@@ -257,7 +257,8 @@ WEEKDAY = re.compile(
     re.I | re.A,
 )
 WEEKDAY_SPAN = re.compile(r"(?:周|星期)([一二三四五六日天])\s*(?:到|至|-|~|～)\s*(?:周|星期)?([一二三四五六日天])")
-WORKDAYS = re.compile(r"工作日|\bweekdays?\b", re.I | re.A)
+# Trading days are the working week (exchanges close at weekends).
+WORKDAYS = re.compile(r"工作日|交易日|\bweekdays?\b|\btrading days?\b", re.I | re.A)
 WEEKEND = re.compile(r"周末|双休日|\bweekends?\b", re.I | re.A)
 
 # Named parts of the day, used when no clock range is given.
@@ -282,7 +283,8 @@ END_PART = re.compile(rf"({CLOCK_PARTS})\s*$")
 # The speaker presents the statement as a detail added to what was agreed ("用户补充：",
 # "adv_x clarified:"): where it names a part the earlier one left open, it narrows that one.
 ADDITION = re.compile(
-    r"补充(?:说明|一下|一点)?\s*[:：]|具体来说\s*[，,:：]|具体而言\s*[，,:：]|\bclarified\b|\bto clarify\b|\bmore specifically\b",
+    r"补充(?:说明|一下|一点|细节|信息)?\s*[:：]|具体来说\s*[，,:：]|具体而言\s*[，,:：]|\bclarified\b|\bto clarify\b|\bmore specifically\b"
+    r"|\bto add to that\b|\bin addition\b",
     re.I | re.A,
 )
 # A part of the day right before a clock time only tells its half of the day ("上午10点",
@@ -366,6 +368,15 @@ CONSEQUENCE = _rx(r"就|则|那么|便|一律|立即|马上|需要|必须", r"\b
 # "we'd", "I’d": would said short, which a threshold in the if-clause makes a rule's consequence.
 WOULD_SHORT = re.compile(r"\b(?:we|i|you|they|he|she)['’]d\b", re.I)
 WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果会", r"\bwould\b|\bcould\b|\bmight\b", WOULD_SHORT.pattern)
+# An English sentence that opens with a bare verb of ad work, after a lead naming whom it is
+# for ("adv_x: also push …", "For brand_y, pause …"): an instruction. Verbs whose past is
+# their base ("cut", "set") are left out: "cut CPC by 10% last week" reports.
+IMPERATIVE = re.compile(
+    r"^(?:[^:：,，]{0,40}[:：,，]\s*)?(?:please\s+)?(?:also\s+)?"
+    r"(?:push|run|pause|stop|raise|lower|cap|bid|target|keep|use|add|move|shift|limit|exclude|include"
+    r"|boost|increase|decrease|reduce|turn (?:on|off)|switch|launch|start|resume|avoid|block|buy)\b",
+    re.I,
+)
 ORDER = _rx(
     r"必须|一律|务必|不得|禁止|要求|统一|严格|规定|以后都|从今天起|从现在起",
     r"\bmust\b|\balways\b|\bnever\b|\bfrom now on\b|\bgoing forward\b|\brequired?\b|\bmandatory\b|\bshall\b",

@@ -426,3 +426,53 @@ def test_channel_category_and_audience_names_across_verticals(text, part, names)
 def test_one_name_swapped_in_english_words(old, new, kind):
     found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # Each day set given its own hours: two scopes.
+        ("brand_R 理财广告交易日早上8点到9点投放", "brand_R 理财广告周末晚上20点到22点投放", "compatible"),
+        ("brand_R: fund ads run 8:00-9:30 on weekdays", "brand_R: on weekends fund ads run 19:00-21:00", "compatible"),
+        # Said as a change, the same pair moves the first.
+        ("brand_R 理财广告交易日早上8点到9点投放", "brand_R 理财广告改为周末晚上20点到22点投放", "contradiction"),
+    ],
+)
+def test_days_each_given_their_own_hours_are_two_scopes(old, new, kind):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == kind, found
+
+
+def test_trading_days_are_the_working_week():
+    assert extract_claim("brand_R fund ads on trading days only").subject.weekdays == {1, 2, 3, 4, 5}
+    assert extract_claim("brand_R 交易日投放").subject.weekdays == {1, 2, 3, 4, 5}
+
+
+@pytest.mark.parametrize(
+    "text,stance",
+    [
+        ("brand_S: also promote the trial lesson on Meituan every Thursday", "statement"),
+        ("brand_S: also push the trial lesson on Meituan every Thursday", "order"),
+        ("For brand_S, pause the Douyin feed ads after 11pm", "order"),
+        # A verb whose past is its base is no instruction: "cut" reports here.
+        ("brand_S: cut CPC by 10% last week and ROI went up", "statement"),
+    ],
+)
+def test_an_english_sentence_opening_with_a_bare_verb_is_an_order(text, stance):
+    assert extract_claim(text).stance == stance
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "adv_food_73: also push the gift box on Meituan every Thursday",
+        "补充细节：adv_food_73 坚果礼盒618日预算8万，其中B站渠道占3万",
+    ],
+)
+def test_a_users_own_order_or_figure_is_feedback_not_an_observation(text):
+    assert offline_classify(text, "user").trigger_type == "user_feedback"
+
+
+def test_a_detail_said_as_an_addition_with_its_split_refines():
+    found = relation_between("adv_food_73 坚果礼盒618期间日预算8万", "补充细节：adv_food_73 坚果礼盒618日预算8万，其中B站渠道占3万")
+    assert found is not None and found.kind == "refinement", found
