@@ -127,6 +127,7 @@ def pair_case(pair: dict[str, Any]) -> dict[str, Any]:
         "existing": pair["existing"],
         "relation": pair["relation"],
         "split": pair["split"],
+        "batch": pair.get("batch", "main"),
         "note": pair.get("note", ""),
     }
 

@@ -125,7 +125,10 @@ CORRECTION = _rx(
     r"改到",
     r"\bupdate(?:d)? (?:from|to)\b",
     # "raised … to $800", "changed the cap to 3": a new value named after "to", in one clause.
-    r"\b(?:changed?|raised|lowered|increased|decreased|moved|switched)\s+(?:[^\s.;,，。；]+\s+){0,6}?to\s+[$¥€]?\d",
+    # Said as an instruction too ("lower the cap from $0.80 to $0.60"), and "把出价从2元降到1.5元".
+    r"\b(?:changed?|raised|lowered|increased|decreased|moved|switched|raise|lower|increase|decrease|reduce)\s+"
+    r"(?:[^\s.;,，。；]+\s+){0,6}?(?:from\s+[$¥€]?\d+(?:\.\d+)?\s*\S{0,4}\s+)?to\s+[$¥€]?\d",
+    r"把[^，。；,;]{0,12}从[^，。；,;]{0,10}(?:降|调|提|改|涨|加|减|压)(?:到|至)",
     r"\bmove[sd]? (?:it |them )?to\b",
     r"\bactually\b",
     r"\brather than\b",

@@ -16,10 +16,11 @@ from __future__ import annotations
 from governance.funnel import model_relations
 from governance.funnel.related import find_related
 from governance.funnel.types import PASS, Candidate, StageOutcome
-from memories.constants import Layer
+from memories.constants import Attribution, Grounding, Layer
 from memories.hashing import content_hash
 from textrules import signals as s
 from textrules.claims import Facet
+from textrules.evidence import evidence_volume, outweighs
 from textrules.reasons import Reason
 from textrules.reasons import ReasonCode as C
 
@@ -102,6 +103,16 @@ def _conflict(c: Candidate) -> StageOutcome:
             return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.SUBJECT_UNCLEAR, id=old.pk, signal=signal, part=part)], scores)
         new_strength = evidence_strength(attribution=c.attribution, grounding=c.grounding, correction=s.has(s.CORRECTION, c.content))
         old_strength = evidence_strength(attribution=old.source_attribution, grounding=old.grounding)
+        if c.attribution == old.source_attribution == Attribution.TOOL_OBSERVATION:
+            # Two tools disagree: the one that rests on clearly more (sample, cycles, days) decides,
+            # whatever the grounding check made of the disagreement itself (it marks a figure that
+            # contradicts a memory as weakly grounded). Resting on less, it never replaces.
+            new_volume, old_volume = evidence_volume(c.content, c.data), evidence_volume(old.content, old.data)
+            if outweighs(new_volume, old_volume) and c.grounding != Grounding.UNSUPPORTED:
+                new_strength = max(new_strength, old_strength + 1)
+            elif outweighs(old_volume, new_volume):
+                new_strength = min(new_strength, old_strength)
+            scores.update(new_volume=new_volume, old_volume=old_volume)
         scores.update(new_strength=new_strength, old_strength=old_strength)
         if old.layer == Layer.L1:
             return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.CONTRADICTS_L1, id=old.pk, signal=signal)], scores)

@@ -9,7 +9,7 @@ import pytest
 from governance.models import Trace
 from memories.embeddings import get_embedder
 from memories.models import Memory
-from tests.governance.funnel.claim_pairs import advertiser_in, relation_between, user_says
+from tests.governance.funnel.claim_pairs import advertiser_in, relation_between, remembered, user_says
 from textrules.claims import Wording, extends_wording, extract_claim, swapped_category, within_bound
 
 
@@ -868,3 +868,18 @@ def test_an_advertisers_own_limit_beside_a_global_memory_is_written(make_memory,
     make_memory("出价策略调整后应至少观察3天数据再评估，单日波动不足以判断策略好坏。", source="human")
     decision = ingest("用户纠正：brand_A 维生素品类搜索广告的出价不要超过1.6元", source="user", advertiser="brand_A")
     assert decision.action == "WRITE", decision.reasons
+
+
+@pytest.mark.parametrize("sample,action", [(150, "UPDATE"), (40, "PENDING_REVIEW")])
+def test_two_tools_that_disagree_are_told_apart_by_how_much_each_rests_on(trigger, sample, action):
+    old = remembered("brand_T 小红书笔记曝光与天猫搜索量无明显关联（样本35）", advertiser="brand_T", source="tool")
+    new = trigger(
+        "cross_domain_correlation",
+        summary="brand_T 小红书笔记曝光与天猫搜索量同步上涨，相关系数0.76，已排除大促影响",
+        data={"domains": ["小红书种草", "天猫搜索"], "correlation": 0.76, "sample_size": sample, "confounders": ["已排除大促影响"]},
+        source="tool",
+        advertiser="brand_T",
+    )
+    assert new.action == action, new.reasons
+    old.refresh_from_db()
+    assert old.status == ("superseded" if action == "UPDATE" else "active")
