@@ -430,6 +430,7 @@ BOUND_PARTS = (
     r"不低于",
     r"(?:不能|不得|不要|不可)超过",
     r"\bcapped at\b",
+    r"\bcap (?:[\w-]+ ){1,4}at\s+[$¥€]?\d",
     r"\bat most\b",
     r"\bno more than\b",
     r"\bnot exceed\b",

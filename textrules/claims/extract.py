@@ -179,8 +179,11 @@ def _time_slots(text: str) -> frozenset[tuple[float, float]]:
     # One end given, read where no range already took the hour ("20点至22点前" is one range).
     rest = s.without_time_ranges(text)
     for m in OPEN_TIME.finditer(rest):
-        hour, minute, side = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(4))
-        half = (m.group(7) or "").lower()
+        if m.group(1):
+            hour, minute, side = m.group(1), m.group(2) or m.group(3), m.group(4)
+        else:
+            hour, minute, side = m.group(6), m.group(7) or m.group(9), m.group(5)
+        half = (m.group(8) or "").lower()
         at = _hour(int(hour) + int(minute or 0) / 60, pm=_afternoon(rest, m.start(), m.end()) or half == "pm", am=half == "am")
         if 0 <= at <= 24:
             after = side.lower() == "after" or "后" in side
@@ -210,12 +213,17 @@ def _role_at(text: str, start: int, end: int) -> str:
     before = text[max(0, start - ROLE_WINDOW * 3) : start]
     latin = sum(ch.isascii() for ch in before[-ROLE_WINDOW:]) > ROLE_WINDOW // 2
     window = before if latin else before[-ROLE_WINDOW:]
-    best, best_pos = "", -1
+    best, best_pos, metric = "", -1, ""
     for name, rx in (*METRIC_RX.items(), *((str(k), v) for k, v in LEVER_RX.items())):
         for m in rx.finditer(window):
             # On a tie the metric wins: "目标ROI" names the ROI, the KPI lever is implied.
             if m.end() > best_pos:
                 best, best_pos = name, m.end()
+            if name in METRIC_RX:
+                metric = name
+    if best == Lever.KPI_TARGET and metric:
+        # "CPA target stays at 45", "ROI目标3": the target's figure is the metric's.
+        best = metric
     if best:
         period = next((name for name, rx in PERIOD_RX.items() if rx.search(window)), "")
         return f"{best}{period}"

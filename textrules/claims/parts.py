@@ -134,8 +134,11 @@ class Claim:
 
     @property
     def sets_a_figure(self) -> bool:
-        """A figure for a lever or an age ("日预算6万", "25-35岁"), not a metric's report."""
+        """A figure for a lever or an age ("日预算6万", "25-35岁"), or a metric's figure as its
+        target ("CPA目标80元"), not a metric's report."""
         settings = {str(lever) for lever in Lever} | {"age"}
+        if Lever.KPI_TARGET in self.levers:
+            settings |= self.metrics
         return any(q.role.split("/")[0] in settings for q in self.quantities)
 
     def takes_a_position(self) -> bool:

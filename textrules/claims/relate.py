@@ -8,7 +8,7 @@ from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
-from textrules.claims.words import BOUND_WINDOW, CITY_TIERS, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
+from textrules.claims.words import BOUND_WINDOW, CHANNEL_FORMATS, CITY_TIERS, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -228,6 +228,17 @@ def relate_claims(
     return _relate(new, old, wording=wording, places=True)
 
 
+def _apart_in_one_kind(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Channels name a platform and a format at once ("抖音信息流"): two channels sharing the
+    format on different platforms ("快手信息流"), or the platform in different formats, are
+    different places to buy."""
+    platforms_a, platforms_b = a - CHANNEL_FORMATS, b - CHANNEL_FORMATS
+    formats_a, formats_b = a & CHANNEL_FORMATS, b & CHANNEL_FORMATS
+    return bool(platforms_a and platforms_b and not platforms_a & platforms_b) or bool(
+        formats_a and formats_b and not formats_a & formats_b
+    )
+
+
 def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> ClaimRelation:
     matched: list[str] = []
     open_parts: list[Facet] = []  # named on one side only
@@ -251,7 +262,7 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
         if facet == Facet.PLACE and not places:
             continue
         if a and b:
-            if not (a & b):
+            if not (a & b) or (facet == Facet.CHANNEL and _apart_in_one_kind(a, b)):
                 return ClaimRelation(RelationKind.COMPATIBLE, facet, _show(a), _show(b))
             matched.append(f"{facet}:{_show(a & b)}")
             if facet == Facet.AUDIENCE and a != b and (a < b or b < a):

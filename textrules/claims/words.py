@@ -36,6 +36,8 @@ VERTICALS: dict[str, tuple[str, dict[str, str]]] = {
             "口红": r"口红|唇膏|\blipsticks?\b",
             "面膜": r"面膜|\bface masks?\b",
             "精华": r"精华|\bserums?\b",
+            "面霜": r"面霜|乳霜|\bface creams?\b|\bmoisturi[sz]ers?\b",
+            "防晒": r"防晒|\bsunscreens?\b",
             "香水": r"香水|\bperfumes?\b",
             "粉底": r"粉底|\bfoundation\b",
         },
@@ -293,7 +295,8 @@ DAYPART_OF_CLOCK = re.compile(rf"(?:{CLOCK_PARTS})\s*(?=\d{{1,2}}\s*(?:点|[:：
 
 # "target 700 yuan": a KPI's figure after "target", not whom delivery aims at; "target 30-40
 # year old women" is an age, so aiming.
-_TARGET_FIGURE = r"\s+(?:of\s+|is\s+|at\s+)?[$¥￥]?\d+(?:\.\d+)?(?![\d.])(?!\s*(?:-|–|~|to)\s*\d+\s*(?:岁|years?|yo\b|year-old))(?!\s*\+)"
+# "target 700 yuan", "target CPA 45": a KPI's figure, not whom delivery aims at.
+_TARGET_FIGURE = r"\s+(?:(?:CPA|CPC|CPL|CPM|CPI|ROI|ROAS|CTR|CVR)\s+)?(?:of\s+|is\s+|at\s+)?[$¥￥]?\d+(?:\.\d+)?(?![\d.])(?!\s*(?:-|–|~|to)\s*\d+\s*(?:岁|years?|yo\b|year-old))(?!\s*\+)"
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
     Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
@@ -506,8 +509,9 @@ LATIN_UNIT = re.compile(r"(?:k(?!\s*(?:分辨率|视频|屏|画质|video|resolut
 # One end of the day given: "22点后", "晚上10点以后", "after 10pm" run to midnight, "8点前",
 # "before 8am" from it.
 OPEN_TIME = re.compile(
-    r"(\d{1,2})(?:[:：](\d{2}))?\s*(?:点|时)\s*(以后|之后|后|以前|之前|前(?!后))"
-    r"|\b(after|before) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b",
+    r"(\d{1,2})(?:(?:[:：](\d{2}))?\s*(?:点|时)|[:：](\d{2}))\s*(以后|之后|后|以前|之前|前(?!后))"
+    # "after 10pm", "after 23:00": a 24-hour clock needs no am/pm.
+    r"|\b(after|before) (\d{1,2})(?:(?::(\d{2}))?\s*(am|pm)\b|:(\d{2})\b)",
     re.I,
 )
 # A clock time on its own ("10:00", "上午10点上线", "at 8pm"): a point in the day. Ranges and

@@ -883,3 +883,24 @@ def test_two_tools_that_disagree_are_told_apart_by_how_much_each_rests_on(trigge
     assert new.action == action, new.reasons
     old.refresh_from_db()
     assert old.status == ("superseded" if action == "UPDATE" else "active")
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # A channel is a platform and a format: the same format on another platform is another place.
+        ("brand_U 抖音信息流日预算3000元", "brand_U 快手信息流日预算3000元", "compatible"),
+        ("brand_U 抖音信息流日预算3000元", "brand_U 抖音直播日预算3000元", "compatible"),
+        ("brand_U 抖音信息流日预算3000元", "用户重申：brand_U 抖音信息流每天预算3000块", "duplicate"),
+        # "cap … at" bounds as "must not exceed" does.
+        ("brand_U: cap CPA at 80 yuan for the lipstick plan", "For brand_U's lipstick plan, CPA must not exceed 80 yuan", "duplicate"),
+        # "target CPA 45" is the CPA's figure, whichever way round it is said.
+        ("brand_U: target CPA 45 yuan on Kuaishou", "brand_U: Kuaishou CPA target stays at 45 yuan", "duplicate"),
+        ("brand_U 口红礼盒只投18-24岁女性", "brand_U 面霜只投30-45岁女性", "compatible"),
+        # A 24-hour clock after "after" is an open end, as "after 11pm" is.
+        ("brand_U: pause Kuaishou ads after 11pm", "brand_U: no Kuaishou ads after 23:00", "duplicate"),
+    ],
+)
+def test_platforms_formats_bounds_and_figures_read_either_way(old, new, kind):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == kind, found
