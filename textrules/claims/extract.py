@@ -210,12 +210,13 @@ def _role_at(text: str, start: int, end: int) -> str:
     if re.match(r"\s*(?:岁|周岁|years? old)", after, re.I):
         return "age"
     # Latin words are longer than Chinese ones: the same few words span more characters.
-    before = text[max(0, start - ROLE_WINDOW * 3) : start]
-    latin = sum(ch.isascii() for ch in before[-ROLE_WINDOW:]) > ROLE_WINDOW // 2
-    window = before if latin else before[-ROLE_WINDOW:]
+    latin = sum(ch.isascii() for ch in text[max(0, start - ROLE_WINDOW) : start]) > ROLE_WINDOW // 2
+    # The window is searched in place and a name that runs into it counts whole, so a word cut
+    # at its edge is not read as another word ("…OI target" is "ROI target").
+    begin = max(0, start - ROLE_WINDOW * (3 if latin else 1))
     best, best_pos, metric = "", -1, ""
     for name, rx in (*METRIC_RX.items(), *((str(k), v) for k, v in LEVER_RX.items())):
-        for m in rx.finditer(window):
+        for m in (m for m in rx.finditer(text, max(0, begin - ROLE_WINDOW), start) if m.end() > begin):
             # On a tie the metric wins: "目标ROI" names the ROI, the KPI lever is implied.
             if m.end() > best_pos:
                 best, best_pos = name, m.end()
@@ -225,7 +226,12 @@ def _role_at(text: str, start: int, end: int) -> str:
         # "CPA target stays at 45", "ROI目标3": the target's figure is the metric's.
         best = metric
     if best:
-        period = next((name for name, rx in PERIOD_RX.items() if rx.search(window)), "")
+        period = next((name for name, rx in PERIOD_RX.items() if rx.search(text, begin, start)), "")
+        if not period:
+            # "capped at 5000 yuan per day": the period may follow the figure.
+            clause_end = min((i for i in (text.find(mark, end) for mark in ",，;；。") if i >= 0), default=len(text))
+            stop = min(end + ROLE_WINDOW, clause_end)
+            period = next((name for name, rx in PERIOD_RX.items() if rx.search(text, end, stop)), "")
         return f"{best}{period}"
     ahead = text[end : end + ROLE_WINDOW]
     if re.match(r"\s*(?:公里|千米|km\b|miles?\b)", ahead, re.I):

@@ -8,7 +8,7 @@ from typing import Any
 
 from textrules.claims.identity import Identity, IdentityVerdict
 from textrules.claims.parts import Claim, ClaimRelation, Facet, Lever, RelationKind, Stance, Subject
-from textrules.claims.words import BOUND_WINDOW, CHANNEL_FORMATS, CITY_TIERS, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
+from textrules.claims.words import AUDIENCE_ALTERNATIVES, BOUND_WINDOW, CHANNEL_FORMATS, CITY_TIERS, LIFTS_BOUND, LOWER_BOUND, UPPER_BOUND
 
 
 def _show(values: Iterable[Any]) -> str:
@@ -119,6 +119,9 @@ def _value_difference(new: Claim, old: Claim, shared: frozenset[str], *, alike: 
             return Facet.DIRECTION, f"{metric} {_direction_word(-sign)}", f"{metric} {_direction_word(sign)}"
     if new.switch and old.switch and new.switch != old.switch:
         return Facet.SWITCH, _switch_word(old.switch), _switch_word(new.switch)
+    if any(a.polarity < 0 and not a.switch and b.switch > 0 for a, b in ((old, new), (new, old))):
+        # "新品期不投快手" and "新品期开始投快手": a "no" is delivery off, whichever side says it.
+        return Facet.SWITCH, _switch_word(old.switch or -1), _switch_word(new.switch or -1)
     if new.direction and old.direction and new.direction != old.direction:
         return Facet.DIRECTION, _direction_word(old.direction), _direction_word(new.direction)
     if new.polarity != old.polarity and not (new.switch or old.switch) and (alike or _explicitly_opposite(new, old)):
@@ -228,6 +231,12 @@ def relate_claims(
     return _relate(new, old, wording=wording, places=True)
 
 
+def _alternatives_apart(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Each audience names a part of one set of alternatives the other does not (a gender, an
+    operating system, new or returning customers, a city tier), and none in common."""
+    return any((a & group) and (b & group) and not (a & b & group) for group in AUDIENCE_ALTERNATIVES)
+
+
 def _apart_in_one_kind(a: frozenset[str], b: frozenset[str]) -> bool:
     """Channels name a platform and a format at once ("抖音信息流"): two channels sharing the
     format on different platforms ("快手信息流"), or the platform in different formats, are
@@ -265,6 +274,12 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
             if not (a & b) or (facet == Facet.CHANNEL and _apart_in_one_kind(a, b)):
                 return ClaimRelation(RelationKind.COMPATIBLE, facet, _show(a), _show(b))
             matched.append(f"{facet}:{_show(a & b)}")
+            if facet == Facet.AUDIENCE and _alternatives_apart(a, b):
+                # 男性 / 女性, 安卓 / iOS, 新客 / 老客, 一线 / 二线: another audience, whatever else is
+                # shared. When both target, the audience may be the value that changed instead
+                # ("安卓包只定向男性" / "iOS包只定向男性" or a targeting moved): a person decides.
+                kind = RelationKind.AMBIGUOUS if Lever.TARGETING in (new.levers & old.levers) else RelationKind.COMPATIBLE
+                return ClaimRelation(kind, facet, _show(a), _show(b), tuple(matched))
             if facet == Facet.AUDIENCE and a != b and (a < b or b < a):
                 # An audience is each of its parts at once ("新手妈妈" in "二线城市"): more parts
                 # named is a narrower audience, on whichever side names them. A city tier added

@@ -215,6 +215,8 @@ AUDIENCES: dict[str, str] = {
     "学生": r"学生|大学生|\bstudents?\b",
     "宝妈": r"宝妈|妈妈|\bmoms?\b|\bmothers?\b|\bparents?\b|家长",
     "中老年": r"中老年|银发|老年|\bseniors?\b|\belderly\b",
+    "安卓用户": r"安卓|\bandroid\b",
+    "iOS用户": r"\biOS\b|\biPhone users?\b|苹果用户",
     "车主": r"车主|(?<![所没])有车(?!型)|\bcar owners?\b|\bowns? a car\b",
     "白领": r"白领|上班族|职场|\bprofessionals?\b|\boffice workers?\b",
     # Tiers listed with a joiner ("一线和二线城市", "二线、三线城市") name each tier.
@@ -227,6 +229,8 @@ AUDIENCES: dict[str, str] = {
 AUDIENCE_RX = {name: _name_rx(rx) for name, rx in AUDIENCES.items()}
 # Audiences that are alternatives rather than parts of one another: a city is in one tier.
 CITY_TIERS = frozenset({"一线城市", "二线城市", "下沉市场"})
+# Sets of alternatives: two audiences that each name a different one are two audiences.
+AUDIENCE_ALTERNATIVES = (CITY_TIERS, frozenset({"男性", "女性"}), frozenset({"安卓用户", "iOS用户"}), frozenset({"新客", "老客"}))
 AGE_RANGE = re.compile(
     r"(\d{1,2})\s*(?:-|–|~|～|到|至|to)\s*(\d{1,2})\s*(?:岁|周岁|\byears? old\b|\byo\b)|\b(?:aged?|ages)\s*(\d{1,2})\s*(?:-|–|to)\s*(\d{1,2})\b",
     re.I | re.A,

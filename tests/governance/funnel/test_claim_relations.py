@@ -904,3 +904,27 @@ def test_two_tools_that_disagree_are_told_apart_by_how_much_each_rests_on(trigge
 def test_platforms_formats_bounds_and_figures_read_either_way(old, new, kind):
     found = relation_between(old, new)
     assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # "per day" after the figure is the figure's period.
+        ("brand_U: Baidu search budget capped at 5000 yuan per day", "brand_U 百度搜索日预算上限5000元", "duplicate"),
+        # A KPI name far before its figure in English is still its name.
+        (
+            "brand_U: ROI target for the Tmall flagship store is 3.0",
+            "brand_U: lower the Tmall flagship store ROI target to 2.5",
+            "contradiction",
+        ),
+        # A "no" is delivery off: switching it on changes it.
+        ("brand_U 新品期不投快手", "brand_U 新品期开始投快手", "contradiction"),
+        # One of a set of alternatives on each side: another audience, or for targeting a question.
+        ("brand_U 新客首单券在抖音日预算2000元", "brand_U 老客复购券在抖音日预算2000元", "compatible"),
+        ("brand_U 奶粉广告一线城市宝妈出价上浮10%", "brand_U 奶粉广告二线城市宝妈出价上浮10%", "compatible"),
+        ("brand_U 安卓包在巨量引擎只定向男性", "brand_U iOS包在巨量引擎只定向男性", "ambiguous"),
+    ],
+)
+def test_periods_after_figures_switches_and_alternative_audiences(old, new, kind):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == kind, found
