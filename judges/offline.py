@@ -55,10 +55,15 @@ def _score_types(text: str, source: str) -> dict[str, float]:
     h = lambda p: 1.0 if s.has(p, text) else 0.0  # noqa: E731
     nums = 1.0 if s.numbers(text) else 0.0
     domains = len(set(x.lower() for x in s.hits(s.DOMAIN, text)))
-    claim = extract_claim(text)
-    said = source == "user" and (s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or claim.takes_a_position())
-    # The user's own limit, order or figure ("双11日预算6万，其中快手占2万"), not an event's report.
-    own = said and (s.directs(text) or claim.sets_a_figure or claim.stance == Stance.ORDER)
+    claim = extract_claim(text) if source == "user" else None
+    said = claim is not None and (s.has(s.ATTITUDE, text) or s.has(s.ACTION, text) or s.has(s.PREFERENCE, text) or claim.takes_a_position())
+    # The user's own limit, order or figure ("双11日预算6万，其中快手占2万"), not a report of what
+    # was spent or done ("双11期间日预算花了6万").
+    own = (
+        claim is not None
+        and said
+        and (s.directs(text) or claim.stance == Stance.ORDER or (claim.sets_a_figure and not s.has(s.REPORTED, text)))
+    )
     return {
         "rule_update": 1.2 * h(s.AUTHORITY) + 0.8 * h(s.HARD_CONSTRAINT) + (0.6 if source in {"human", "system"} else 0) + 0.2 * h(s.SCOPE),
         "user_feedback": 1.2 * h(s.USER_VOICE)

@@ -2,15 +2,14 @@
 ran. Two tool observations that contradict each other are told apart by this, not by who
 made them (both are tools): 21万 impressions outweigh 1.2万, ten weeks outweigh three.
 
-Read from the event's structured data first, then from the words of the statement
-("样本1.2万曝光", "观察3周", "over 14 days")."""
+The caller gives the figures the event's data states; the words of the statement are read
+for the rest ("样本1.2万曝光", "观察3周", "over 14 days")."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
 
 
 class Volume(StrEnum):
@@ -19,58 +18,37 @@ class Volume(StrEnum):
     DAYS = "days"
 
 
-_DATA_KEYS = {
-    Volume.SAMPLE: ("sample_size", "sample", "impressions", "n"),
-    Volume.CYCLES: ("cycles_observed", "cycles"),
-    Volume.DAYS: ("duration_days", "days", "observation_days"),
-}
 _SCALE = {"万": 10_000, "k": 1_000, "K": 1_000, "千": 1_000}
 _N = r"(\d+(?:\.\d+)?)\s*(万|千|[kK](?![A-Za-z]))?"
-_TEXT = {
+# Each measure only where the words say it is one: "样本1.2万曝光", "观察3周", "近3天", "over
+# 14 days". Not a rate's base ("每1000次曝光", "per 1000 impressions"), a day count that names
+# no observation ("双11前7天", "7天无理由退货", "30-day ROAS") or months (another unit).
+_TEXT: dict[Volume, tuple[re.Pattern[str], ...]] = {
     Volume.SAMPLE: (
-        re.compile(rf"(?:样本量?|sample(?: size)?(?: of)?|\bn\s*=)\s*{_N}", re.I),
-        re.compile(rf"{_N}\s*次?(?:曝光|展现|impressions?\b|views?\b)", re.I),
+        re.compile(rf"(?:样本量?|sample(?: size)?)\s*(?:[:：为]|of|was|is)?\s*{_N}", re.I),
+        re.compile(rf"(?<![每\d.])(?<!per ){_N}\s*次?(?:曝光|展现|impressions?\b)", re.I),
     ),
     Volume.CYCLES: (
-        re.compile(r"(?:观察|连续|共)\s*(\d+)\s*(?:个)?(?:周|个?月|个?周期)()"),
-        re.compile(r"\b(?:for|over)\s+(\d+)\s+(?:weeks|cycles|months)\b()", re.I),
+        re.compile(r"(?:观察|连续|共|持续)\s*(\d+)\s*(?:个)?(?:周|个?周期)()"),
+        re.compile(r"\b(?:for|over|across)\s+(?:the\s+)?(?:last\s+|past\s+)?(\d+)\s+(?:weeks|cycles)\b()", re.I),
     ),
     Volume.DAYS: (
-        re.compile(r"(?:试跑|观察|连续|近|共)?\s*(\d+)\s*天()"),
-        re.compile(r"\b(\d+)\s*-?\s*days?\b()", re.I),
-        re.compile(r"^(\d+)\s*d()$"),
+        re.compile(r"(?:试跑|观察|连续|近|共|持续|跑了|过去)\s*(\d+)\s*天()"),
+        re.compile(r"\b(?:for|over|across|during)\s+(?:the\s+)?(?:last\s+|past\s+)?(\d+)\s+days\b()", re.I),
     ),
 }
 
 
-def _number(raw: Any) -> float | None:
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int | float):
-        return float(raw)
-    if isinstance(raw, str):
-        for rx in _TEXT[Volume.DAYS][2:]:
-            m = rx.match(raw.strip())
-            if m:
-                return float(m.group(1))
-    return None
-
-
-def evidence_volume(text: str, data: Mapping[str, Any] | None = None) -> dict[Volume, float]:
-    """The largest sample, cycle count and day count the observation states."""
-    found: dict[Volume, float] = {}
-    for kind, keys in _DATA_KEYS.items():
-        for key in keys:
-            value = _number((data or {}).get(key))
-            if value is not None and value > 0:
-                found[kind] = max(found.get(kind, 0.0), value)
-    window = _number((data or {}).get("observation_window"))
-    if window and Volume.DAYS not in found:
-        found[Volume.DAYS] = window
+def evidence_volume(
+    text: str, *, sample: float | None = None, cycles: float | None = None, days: float | None = None
+) -> dict[Volume, float]:
+    """The sample, cycle count and day count an observation rests on: the figures its data
+    states (read through its trigger schema by the caller), else the largest its words state."""
+    found = {kind: float(value) for kind, value in ((Volume.SAMPLE, sample), (Volume.CYCLES, cycles), (Volume.DAYS, days)) if value}
     for kind, patterns in _TEXT.items():
         if kind in found:
             continue
-        for rx in patterns[:2]:
+        for rx in patterns:
             for m in rx.finditer(text or ""):
                 value = float(m.group(1)) * _SCALE.get(m.group(2) or "", 1)
                 if value > 0:

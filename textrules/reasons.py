@@ -279,8 +279,8 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
         "可能与记忆 #%(id)s 矛盾或重复（%(signal)s），但其中一方未限定另一方指明的主体部分（%(part)s）：由人工决定",
     ),
     C.TOO_LITTLE_IN_COMMON: (
-        "may repeat memory #%(id)s, but the two share no lever, subject part or figure beyond the advertiser and are worded differently: a person decides",
-        "可能与记忆 #%(id)s 重复，但两者除广告主外没有共同的调控项、主体部分或数字，措辞也不同：由人工决定",
+        "may repeat memory #%(id)s, but the two are worded differently and nothing the rules read makes them one statement (no figure or value in common): a person decides",
+        "可能与记忆 #%(id)s 重复，但两者措辞不同，规则读出的内容也不足以认定为同一陈述（没有共同的数字或取值）：由人工决定",
     ),
     C.IDENTITY_UNCLEAR: (
         "may be about the same thing as memory #%(id)s under another name (%(names)s); alike in every other part, and nothing known says whether the two names are one thing: a person decides",
@@ -443,6 +443,7 @@ WORDS: dict[str, str] = {
     "polarity": "肯定与否定",
     "condition": "条件",
     "text": "文本",
+    "unread": "无共同可比内容",
 }
 
 # label(name, value) -> shown text, or None to show the value itself; the desk passes one

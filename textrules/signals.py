@@ -128,7 +128,9 @@ CORRECTION = _rx(
     # Said as an instruction too ("lower the cap from $0.80 to $0.60"), and "把出价从2元降到1.5元".
     r"\b(?:changed?|raised|lowered|increased|decreased|moved|switched|raise|lower|increase|decrease|reduce)\s+"
     r"(?:[^\s.;,，。；]+\s+){0,6}?(?:from\s+[$¥€]?\d+(?:\.\d+)?\s*\S{0,4}\s+)?to\s+[$¥€]?\d",
-    r"把[^，。；,;]{0,12}从[^，。；,;]{0,10}(?:降|调|提|改|涨|加|减|压)(?:到|至)",
+    # Not a report of what was done ("上周把出价从2元降到1.5元后CTR掉了30%").
+    r"(?<!上周)(?<!昨天)(?<!之前)(?<!已经)(?<!已)把[^，。；,;]{0,12}从[^，。；,;]{0,10}(?:降|调|提|改|涨|加|减|压)(?:到|至)"
+    r"(?![^，。；,;]*?(?:后|之后|以后|结果|了))",
     r"\bmove[sd]? (?:it |them )?to\b",
     r"\bactually\b",
     r"\brather than\b",
@@ -369,6 +371,17 @@ OBSERVATION = _rx(
     r"\bdata shows\b",
     r"\breport shows\b",
 )
+# What was spent or done, not what is to be: "日预算花了6万", "the run rate fell", "spent 6k".
+REPORTED = _rx(
+    r"花了",
+    r"用了",
+    r"消耗了",
+    r"跑了",
+    r"掉了",
+    r"涨了",
+    r"降了",
+    r"\b(?:spent|was|were|fell|rose|dropped|reached|hit)\b",
+)
 DECISION_IMPACT = _rx(
     r"出价",
     r"预算",
@@ -430,7 +443,8 @@ BOUND_PARTS = (
     r"不低于",
     r"(?:不能|不得|不要|不可)超过",
     r"\bcapped at\b",
-    r"\bcap (?:[\w-]+ ){1,4}at\s+[$¥€]?\d",
+    # "cap CPA at 80", not "the cap was hit at 3pm".
+    r"\bcap (?:(?!(?:was|is|were|got|hit|reached)\b)[\w-]+ ){1,4}at\s+[$¥€]?\d+(?!\s*(?:am|pm|点)\b)",
     r"\bat most\b",
     r"\bno more than\b",
     r"\bnot exceed\b",
@@ -439,7 +453,7 @@ BOUND_PARTS = (
     r"(?:至少|不少于)\s*(?=[\d一二两三四五六七八九十])",
     r"\d\s*\S{0,3}起订",
     # "90元以内", "5公里以内" cap a figure; "3天以内" is a time window, not a bound.
-    r"\d\s*(?:元|块|万元?|%|％|倍|公里|km)?\s*以内",
+    r"(?<![前第\d])\d+(?:\.\d+)?\s*(?:元|块|万元?|%|％|倍|公里|km)?\s*以内",
     r"\b(?:at least|no (?:less|fewer) than)\s+(?=[$¥]?\d)",
     r"\bminimum\b(?![^.;,]*\b(?:was|were)\b)(?=[^.;,]{0,30}\d)",
 )

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from governance.funnel import model_relations
 from governance.funnel.related import find_related
+from governance.funnel.trigger_schemas import SCHEMAS, parse_trigger_data
 from governance.funnel.types import PASS, Candidate, StageOutcome
 from memories.constants import Attribution, Grounding, Layer
 from memories.hashing import content_hash
 from textrules import signals as s
 from textrules.claims import Facet
-from textrules.evidence import evidence_volume, outweighs
+from textrules.evidence import Volume, evidence_volume, outweighs
 from textrules.reasons import Reason
 from textrules.reasons import ReasonCode as C
 
@@ -42,6 +43,19 @@ _GROUNDING_STRENGTH = {"grounded": 3, "weakly_grounded": 2, "unknown": 1, "unsup
 def evidence_strength(*, attribution: str, grounding: str, correction: bool = False) -> int:
     # An explicit correction ("纠正", "from now on") is newer testimony about the same fact.
     return _ATTRIBUTION_STRENGTH.get(attribution, 1) + _GROUNDING_STRENGTH.get(grounding, 1) + (1 if correction else 0)
+
+
+def _volume(text: str, data: dict | None) -> dict[Volume, float]:
+    """What an observation rests on: the sample, cycles and days its data states under any
+    trigger schema's names for them ("impressions", "weeks_observed", "duration"), else its words."""
+    stated: dict[str, float] = {}
+    for trigger_type in SCHEMAS:
+        parsed = parse_trigger_data(trigger_type, data)
+        for name in ("sample_size", "cycles_observed", "duration_days"):
+            value = parsed.get(name)
+            if name not in stated and isinstance(value, int | float) and value > 0:
+                stated[name] = float(value)
+    return evidence_volume(text, sample=stated.get("sample_size"), cycles=stated.get("cycles_observed"), days=stated.get("duration_days"))
 
 
 def _signal(r: dict) -> list[str]:
@@ -97,7 +111,7 @@ def _conflict(c: Candidate) -> StageOutcome:
                 # Two names for the subject, nothing known ties or parts them: the reviewer is asked that.
                 reason = Reason.of(C.IDENTITY_UNCLEAR, id=old.pk, names=r.get("detail", ""))
                 return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
-            if part == Facet.TEXT:
+            if part == Facet.UNREAD:
                 # Nothing read in common: neither a repeat to reinforce nor a rule to write beside.
                 return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.TOO_LITTLE_IN_COMMON, id=old.pk)], scores)
             return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.SUBJECT_UNCLEAR, id=old.pk, signal=signal, part=part)], scores)
@@ -107,7 +121,7 @@ def _conflict(c: Candidate) -> StageOutcome:
             # Two tools disagree: the one that rests on clearly more (sample, cycles, days) decides,
             # whatever the grounding check made of the disagreement itself (it marks a figure that
             # contradicts a memory as weakly grounded). Resting on less, it never replaces.
-            new_volume, old_volume = evidence_volume(c.content, c.data), evidence_volume(old.content, old.data)
+            new_volume, old_volume = _volume(c.content, c.data), _volume(old.content, old.data)
             if outweighs(new_volume, old_volume) and c.grounding != Grounding.UNSUPPORTED:
                 new_strength = max(new_strength, old_strength + 1)
             elif outweighs(old_volume, new_volume):

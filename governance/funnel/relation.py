@@ -144,14 +144,17 @@ def relate(
         found = Relation(AMBIGUOUS, found.signal, found.detail, found.matched)
     if (
         found.kind == DUPLICATE
-        and not _shares_more_than_advertiser(found)
-        and not wording.shares_figure
         and wording.overlap < WORDING_DUPLICATE
+        and (
+            (not _shares_more_than_advertiser(found) and not wording.shares_figure)
+            or (wording.same_script and not new.states_a_value and not old.states_a_value)
+        )
     ):
-        # Nothing in common but the advertiser, not a figure, and worded apart ("companies
-        # with 50-500 employees" / "the landing page should lead with the case video"): the
-        # claims read too little to call it a repeat, and reinforcing would drop what was said.
-        return Relation(AMBIGUOUS, str(Facet.TEXT), found.detail, found.matched)
+        # Worded apart, and nothing read in common but the advertiser ("companies with 50-500
+        # employees" / "the landing page should lead with the case video"), or no value read on
+        # either side in words that could be compared ("落地页首屏放价格" / "详情页首屏放用户评价"):
+        # too little to call it a repeat, and reinforcing would drop what was said.
+        return Relation(AMBIGUOUS, str(Facet.UNREAD), found.detail, found.matched)
     if found.kind == DUPLICATE and wording.swapped_name:
         # The same words but one name ("重疾险…日预算3万" / "百万医疗险…日预算3万"): the rule said
         # of another product the vocabulary does not know, or the same rule changed in a word

@@ -18,6 +18,7 @@ from textrules.claims.words import (
     BOUND,
     CHANNEL_FORMATS,
     CHANNEL_RX,
+    COMPLEMENT_NO,
     CONDITION_RX,
     CONSEQUENCE,
     CURRENCY_BEFORE,
@@ -29,6 +30,7 @@ from textrules.claims.words import (
     FALL,
     FORBIDS_TERM,
     FRAME,
+    FREQUENCY_BEFORE_FIGURE,
     HYPOTHETICAL,
     IMPERATIVE,
     LATIN_UNIT,
@@ -56,12 +58,12 @@ from textrules.claims.words import (
     RESTRICTION,
     RISE,
     ROLE_WINDOW,
-    SAYS_NO,
     SCALE_RX,
     SENTENCE,
     START_DAY,
     SWITCH_OFF,
     SWITCH_ON,
+    THE_REST,
     TIER_BEFORE,
     UNIT,
     UNIT_CANON,
@@ -214,15 +216,17 @@ def _role_at(text: str, start: int, end: int) -> str:
     # The window is searched in place and a name that runs into it counts whole, so a word cut
     # at its edge is not read as another word ("…OI target" is "ROI target").
     begin = max(0, start - ROLE_WINDOW * (3 if latin else 1))
-    best, best_pos, metric = "", -1, ""
+    best, best_pos, metric, metric_pos = "", -1, "", -1
     for name, rx in (*METRIC_RX.items(), *((str(k), v) for k, v in LEVER_RX.items())):
         for m in (m for m in rx.finditer(text, max(0, begin - ROLE_WINDOW), start) if m.end() > begin):
             # On a tie the metric wins: "目标ROI" names the ROI, the KPI lever is implied.
             if m.end() > best_pos:
                 best, best_pos = name, m.end()
-            if name in METRIC_RX:
-                metric = name
-    if best == Lever.KPI_TARGET and metric:
+            if name in METRIC_RX and m.end() > metric_pos:
+                metric, metric_pos = name, m.end()
+    if FREQUENCY_BEFORE_FIGURE.search(text, begin, start):
+        best = str(Lever.FREQUENCY)
+    elif best == Lever.KPI_TARGET and metric:
         # "CPA target stays at 45", "ROI目标3": the target's figure is the metric's.
         best = metric
     if best:
@@ -457,24 +461,54 @@ def _trends(text: str) -> frozenset[tuple[str, int]]:
 _CLAUSE_MARK = re.compile(r"([，,；;])")
 
 
+def _kinds_named(clause: str) -> frozenset[str]:
+    """Which kinds of subject part a clause names: audience, time, category, channel, place."""
+    kinds = {
+        "audience": bool(_names(AUDIENCE_RX, clause)),
+        "time": bool(_weekdays(clause) or _time_slots(clause) or _names(DAYPART_RX, clause)),
+        "category": bool(categories_in(clause)),
+        "channel": bool(_names(CHANNEL_RX, clause)),
+        "place": bool(places_in(clause)),
+    }
+    return frozenset(kind for kind, named in kinds.items() if named)
+
+
+def _restates_the_rest(only: str, clause: str) -> bool:
+    """`clause` says no to the rest of what the "only" clause kept: a "no" of its own ("不投",
+    "不上浮", "not"), no figure, bound or lever word the "only" clause lacks, and nothing named
+    but the kinds of part the "only" clause names ("男性" after "只投女性", "白天" after
+    "只针对晚上20点到24点"), or, naming none, a word of the "only" clause ("品牌词不动" after
+    "只针对非品牌词")."""
+    if not COMPLEMENT_NO.search(clause) or re.search(r"\d", clause) or BOUND.search(clause):
+        return False
+    if THE_REST.search(clause):
+        return True  # "其余时段不上浮", "otherwise not": the rest by name
+    if any(rx.search(clause) and not rx.search(only) for rx in LEVER_RX.values()):
+        return False
+    kinds = _kinds_named(clause)
+    if kinds:
+        return kinds <= _kinds_named(only)
+    words = re.sub(r"[^\u4e00-\u9fff]", "", COMPLEMENT_NO.sub("", clause))
+    return any(words[k : k + 2] in only for k in range(len(words) - 1))
+
+
 def without_complement(text: str) -> str:
     """The text without a clause that, right after an "only" clause, says no to the rest
     ("只投女性，男性暂不投", "只针对晚上20点到24点，白天不上浮", "only on weekdays, not on
     weekends"): it restates the restriction, so it names no subject of its own and says no
-    "no" the "only" did not already say. A clause with a figure or a bound sets something
-    of its own ("只投一线城市，预算不超过5000") and stays."""
+    "no" the "only" did not already say. A clause that says something of its own stays
+    ("只投一线城市，预算不超过5000", "只投女性，周末不投抖音")."""
     out: list[str] = []
-    after_only = False
+    only_clause = ""
     for part in _CLAUSE_MARK.split(text):
         if _CLAUSE_MARK.fullmatch(part):
             out.append(part)
             continue
-        only = bool(ONLY.search(part))
-        if after_only and not only and SAYS_NO.search(part) and not re.search(r"\d", part) and not BOUND.search(part):
+        if only_clause and not ONLY.search(part) and _restates_the_rest(only_clause, part):
             out.append(" ")
-            after_only = False
+            only_clause = ""
             continue
-        after_only = only
+        only_clause = part if ONLY.search(part) else ""
         out.append(part)
     return "".join(out)
 

@@ -72,6 +72,8 @@ class Facet(StrEnum):
     POLARITY = "polarity"
     CONDITION = "condition"
     TEXT = "text"
+    # Nothing read in common that makes two statements one (worded apart, no shared value).
+    UNREAD = "unread"
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,22 @@ class Claim:
     def topic(self) -> frozenset[str]:
         """What the statement is about: the levers it sets and the metrics it reports."""
         return frozenset(self.levers) | frozenset(f"metric:{m}" for m in self.metrics)
+
+    @property
+    def states_a_value(self) -> bool:
+        """Something the rules can compare: a figure, a direction, a switch, a yes or no, a
+        judgement, a trend or a quoted word's side. "落地页首屏放价格" states none the
+        vocabulary reads (what goes on the first screen is in words it does not know)."""
+        return bool(
+            self.quantities
+            or self.direction
+            or self.switch
+            or self.polarity < 0
+            or self.affirmed
+            or self.assessments
+            or self.trends
+            or any(side for _, side in self.terms)
+        )
 
     @property
     def sets_a_figure(self) -> bool:

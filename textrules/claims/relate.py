@@ -242,7 +242,8 @@ def _apart_in_one_kind(a: frozenset[str], b: frozenset[str]) -> bool:
     format on different platforms ("快手信息流"), or the platform in different formats, are
     different places to buy."""
     platforms_a, platforms_b = a - CHANNEL_FORMATS, b - CHANNEL_FORMATS
-    formats_a, formats_b = a & CHANNEL_FORMATS, b & CHANNEL_FORMATS
+    # "抖音短视频" is the app's own name as often as a format: only the other formats tell apart.
+    formats_a, formats_b = a & CHANNEL_FORMATS - {"短视频"}, b & CHANNEL_FORMATS - {"短视频"}
     return bool(platforms_a and platforms_b and not platforms_a & platforms_b) or bool(
         formats_a and formats_b and not formats_a & formats_b
     )
@@ -259,10 +260,11 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
     # ("also push it every Wednesday"), the new days sit beside the old ones.
     same_way = bool(new.direction) and new.direction == old.direction and new.stance != Stance.CORRECTION
     added = new.adds and new.stance != Stance.CORRECTION
-    # Days each given their own hours ("trading days 7:30-9:00" / "weekends 20:00-22:00") are two
-    # scopes, unless said as a change ("改为周末20-22点").
+    # Other days each given their own hours ("trading days 7:30-9:00" / "weekends 20:00-22:00")
+    # are two scopes, unless said as a change ("改为周末20-22点"); the same days with other hours
+    # are the hours changed.
     timed = [bool(c.subject.weekdays) and bool(c.subject.time_slots or c.subject.dayparts) for c in (new, old)]
-    days_scoped = all(timed) and new.stance != Stance.CORRECTION
+    days_scoped = all(timed) and not (new.subject.weekdays & old.subject.weekdays) and new.stance != Stance.CORRECTION
     schedule = (
         Lever.SCHEDULE in (new.levers & old.levers) and not (new.switch and old.switch) and not same_way and not added and not days_scoped
     )

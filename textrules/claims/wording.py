@@ -150,7 +150,7 @@ def _word_swap(old: str, new: str) -> tuple[str, str] | None:
 # "这条已经作废", "now obsolete": the statement withdraws what it repeats.
 RETRACTS = re.compile(r"作废|取消|撤销|失效|不再执行|\b(?:obsolete|cancel(?:l)?ed|withdrawn|void|scrapped)\b", re.I)
 # Words that widen a name to everything ("全部鞋", "所有品类", "all products"): no one thing.
-_EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any)\b", re.I)
+_EVERY = re.compile(r"全部|所有|全品类|全线|一切|\b(?:all|every|any|everything|everyone|anything)\b", re.I)
 
 
 def _names_only(words: str) -> bool:
@@ -172,6 +172,11 @@ def _names_only(words: str) -> bool:
     )
 
 
+def _mostly_chinese(text: str) -> bool:
+    said = ADVERTISER.sub(" ", text)
+    return len(re.findall(r"[\u4e00-\u9fff]", said)) * 2 >= len(re.findall(r"[A-Za-z]", said)) // 2 + 1
+
+
 def _noes(text: str) -> int:
     """The "no"s a text says of its own: not the rest an "only" leaves out ("只投女性，男性暂不投",
     "只针对非品牌词")."""
@@ -188,6 +193,11 @@ class Wording:
     @cached_property
     def overlap(self) -> float:
         return wording_overlap(self.old, self.new)
+
+    @cached_property
+    def same_script(self) -> bool:
+        """Both texts mostly Chinese, or both mostly not: their words can be compared at all."""
+        return _mostly_chinese(self.old) == _mostly_chinese(self.new)
 
     @cached_property
     def shares_figure(self) -> bool:

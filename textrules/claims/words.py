@@ -275,6 +275,7 @@ DAYPARTS: dict[str, str] = {
     "下午": r"下午|\bafternoon\b",
     "晚间": r"晚高峰|晚上|晚间|夜间|\bevening\b|\bprime time\b|\bnight\b",
     "凌晨": r"凌晨|深夜|\blate night\b|\bovernight\b",
+    "白天": r"白天|日间|\bdaytime\b|\bduring the day\b",
 }
 DAYPART_RX = {name: re.compile(rx, re.I | re.A) for name, rx in DAYPARTS.items()}
 PM = re.compile(r"(?:晚上|晚间|下午|午后|傍晚|夜里|晚|\bpm\b)\s*$", re.I | re.A)
@@ -301,6 +302,10 @@ DAYPART_OF_CLOCK = re.compile(rf"(?:{CLOCK_PARTS})\s*(?=\d{{1,2}}\s*(?:点|[:：
 # year old women" is an age, so aiming.
 # "target 700 yuan", "target CPA 45": a KPI's figure, not whom delivery aims at.
 _TARGET_FIGURE = r"\s+(?:(?:CPA|CPC|CPL|CPM|CPI|ROI|ROAS|CTR|CVR)\s+)?(?:of\s+|is\s+|at\s+)?[$¥￥]?\d+(?:\.\d+)?(?![\d.])(?!\s*(?:-|–|~|to)\s*\d+\s*(?:岁|years?|yo\b|year-old))(?!\s*\+)"
+# "每天最多曝光3次": a cap on how often one person sees an ad, not a traffic figure.
+FREQUENCY_CAP = r"(?:最多|至多|不超过)\s*(?:曝光|展示|展现)(?=\s*\d+\s*次)"
+# The same words right before a figure: the figure is the cap.
+FREQUENCY_BEFORE_FIGURE = re.compile(r"(?:最多|至多|不超过)\s*(?:曝光|展示|展现)\s*$")
 LEVERS: dict[Lever, str] = {
     # "bid on brand terms" buys keywords; it says nothing of the bid's level.
     Lever.BID: r"出价|竞价|加价|提价|降价|调价|溢价|\bbid(?:s|ding)?\b(?! on\b[^.;,，。]*\b(?:terms?|keywords?|queries)\b(?![^;，。]*\d))|\bCPC cap\b|\bmax CPC\b|\btarget cost\b",
@@ -317,7 +322,7 @@ LEVERS: dict[Lever, str] = {
     + r"|\b(?:ROI|CPA|ROAS) target\b|\bgoal\b",
     Lever.COMPLIANCE: r"合规|禁用词|违禁词|极限词|广告法|资质|审核|功效宣称|字样|宣称|用语|措辞|\bwording\b|\bcomplian\w*|\bprohibited\b|\bbanned words?\b|\bclaims?\b|\bdisclaimer\b",
     Lever.KEYWORD: r"关键词|搜索词|否词|否定词|\bkeywords?\b|\bsearch terms?\b|\b(?:brand|generic|competitor) terms?\b",
-    Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b",
+    Lever.FREQUENCY: r"频控|频次|\bfrequency(?: cap)?\b|" + FREQUENCY_CAP,
     Lever.PROMOTION: r"优惠券|满减|折扣|促销价|赠品|\bdiscounts?\b|\bcoupons?\b|\bpromo codes?\b",
     Lever.PACING: r"匀速|加速投放|\bpacing\b|\baccelerated delivery\b",
 }
@@ -381,7 +386,12 @@ WOULD = _rx(r"会怎样|会怎么样|会不会|能不能|会发生什么|结果�
 IMPERATIVE = re.compile(
     r"^(?:[^:：,，]{0,40}[:：,，]\s*)?(?:please\s+)?(?:also\s+)?"
     r"(?:push|run|pause|stop|raise|lower|cap|bid|target|keep|use|add|move|shift|limit|exclude|include"
-    r"|boost|increase|decrease|reduce|turn (?:on|off)|switch|launch|start|resume|avoid|block|buy)\b",
+    r"|boost|increase|decrease|reduce|turn (?:on|off)|switch|launch|start|resume|avoid|block|buy)\b"
+    # A noun in the same words reports ("push notifications lifted CTR", "launch week CTR was
+    # 2.1%", "use of video", "add-to-cart rate dropped"): no hyphen or "of" after the verb, and
+    # no past or reporting verb anywhere in the sentence.
+    r"(?![-\w]|\s+of\b)(?![^.;。；]*\b(?:was|were|had|did|rose|fell|dropped|lifted|grew|skewed|went|increased|decreased"
+    r"|declined|improved|doubled|halved|spent|reached|hit)\b)",
     re.I,
 )
 ORDER = _rx(
@@ -397,10 +407,17 @@ BOUND = _rx(
 # Scope limited ("只投", "only for") or a value bounded (BOUND_PARTS): "只投门店5公里内" and
 # "半径不超过5公里" restrict alike.
 ONLY_PARTS = (
-    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向)(?![了过])"
-    r"|\bonly (?:for|on|in|during|when|within|to)\b|\bexclusively\b"
+    r"只在|只针对|只用于|仅在|仅限|仅针对|只限|限定在|(?<!不)[只仅](?:投|推(?!荐)|做|跑|开|上|面向|合作|用|买)(?![了过])"
+    # "only for…", "buy only…", "only work with…", "…weekdays only": not "changed only the image".
+    r"|\bonly (?:for|on|in|during|when|within|to|work with|use|buy|run|bid on|target|push|show)\b"
+    r"|\b(?:buy|use|run|target|show|push|work with|bid on) only\b|(?<!not )\bonly(?=\s*(?:[,.;，。；]|$))|\bexclusively\b"
 )
 ONLY = _rx(ONLY_PARTS)
+# The "no" of a clause that names the rest an "only" leaves out ("男性暂不投", "白天不上浮",
+# "主动基金不参与", "not in the daytime").
+COMPLEMENT_NO = re.compile(r"(?:暂|先)?不(?:投|参与|参加|上浮|下调|调整|动|做|用|推|开|覆盖|限)|\b(?:not|no|excluded?)\b", re.I)
+# What an "only" left out, by name ("其余时段", "其他渠道", "otherwise", "the rest").
+THE_REST = re.compile(r"其余|其他|其它|剩下|\b(?:otherwise|elsewhere|the rest|other times)\b", re.I)
 # Any "no" at all, a bare 不 before a verb included ("不上浮", "不动"): never a polarity on its
 # own, only a count of what a text may take back.
 SAYS_NO = re.compile(r"[不没无别勿非禁停]|\b(?:no|not|never)\b|n't", re.I)
@@ -555,8 +572,9 @@ URL = re.compile(r"https?://\S+|\bwww\.\S+", re.I)
 
 SCALES: dict[str, tuple[str, str]] = {
     "best_worst": (
-        r"最高|最好|最强|最多|最佳|效果最好|\bhighest\b|\bbest\b|\bmost\b|\btop\b",
-        r"最低|最差|最弱|最少|效果最差|\blowest\b|\bworst\b|\bleast\b",
+        # Not a bound: "最多曝光3次", "最少3天" cap or floor a figure, they judge nothing.
+        r"最高|最好|最强|最多(?!\s*(?:曝光|展示|展现|投|\d))|最佳|效果最好|\bhighest\b|\bbest\b|\bmost\b|\btop\b",
+        r"最低|最差|最弱|最少(?!\s*(?:曝光|展示|展现|投|\d))|效果最差|\blowest\b|\bworst\b|\bleast\b",
     ),
     # "比百度高/低": the comparand sits between 比 and the adjective ("比上周降低" is a fall, not a comparison).
     "better_worse": (

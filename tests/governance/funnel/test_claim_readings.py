@@ -476,3 +476,75 @@ def test_a_users_own_order_or_figure_is_feedback_not_an_observation(text):
 def test_a_detail_said_as_an_addition_with_its_split_refines():
     found = relation_between("adv_food_73 坚果礼盒618期间日预算8万", "补充细节：adv_food_73 坚果礼盒618日预算8万，其中B站渠道占3万")
     assert found is not None and found.kind == "refinement", found
+
+
+@pytest.mark.parametrize(
+    "old,new,kind",
+    [
+        # The same days with other hours: the hours changed, not a second scope.
+        ("brand_R: fund ads run 8:00-9:30 on weekdays", "brand_R: fund ads run 12:00-13:30 on weekdays", "contradiction"),
+        ("brand_R 理财广告周末晚上20点到22点投放", "brand_R 理财广告周末晚上18点到20点投放", "contradiction"),
+    ],
+)
+def test_the_same_days_with_other_hours_are_the_hours_changed(old, new, kind):
+    found = relation_between(old, new)
+    assert found is not None and found.kind == kind, found
+
+
+@pytest.mark.parametrize(
+    "text,kept",
+    [
+        # A "no" of another kind of part than the "only" names is a rule of its own.
+        ("brand_M 只投女性，周末不投抖音", {"channels": {"抖音"}, "weekdays": {6, 7}}),
+        ("brand_M: only for tier-1 cities, bids on weekends are not raised", {"weekdays": {6, 7}}),
+        # A bare 停 inside a word is no "no".
+        ("brand_M 只投一线城市，停车场户外广告预算减半", {"channels": {"户外"}}),
+    ],
+)
+def test_a_no_of_its_own_after_an_only_stays(text, kept):
+    subject = extract_claim(text).subject
+    for part, names in kept.items():
+        assert getattr(subject, part) == names, (part, subject)
+
+
+def test_a_clause_of_its_own_after_an_only_still_goes_to_a_person():
+    found = relation_between("brand_M 周末投放抖音", "brand_M 只投女性，周末不投抖音")
+    assert found is not None and found.kind in {"ambiguous", "contradiction"}, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "brand_S: push notifications lifted CTR 12%",
+        "brand_S: launch week CTR was 2.1% on Kuaishou",
+        "brand_S: target audience skewed female",
+        "brand_S: add-to-cart rate dropped 30%",
+        "brand_S: use of video creatives doubled",
+    ],
+)
+def test_a_noun_in_a_verbs_words_is_no_order(text):
+    assert extract_claim(text).stance != "order"
+
+
+@pytest.mark.parametrize(
+    "text,correction",
+    [
+        ("把brand_S的抖音出价从2元降到1.5元", True),
+        ("brand_S: lower the Google Shopping bid cap from $0.80 to $0.60", True),
+        # A report of what was done is no correction of the setting.
+        ("brand_S 上周把抖音出价从2元降到1.5元后CTR掉了30%", False),
+    ],
+)
+def test_a_new_value_said_as_an_instruction_is_a_correction(text, correction):
+    assert bool(s.hits(s.CORRECTION, text)) == correction
+
+
+@pytest.mark.parametrize(
+    "text,trigger_type",
+    [
+        # Spent, not set: a report of the promotion, not the user's own figure.
+        ("brand_M 双11期间日预算花了6万，CPC比平时高了40%", "environment_change"),
+    ],
+)
+def test_a_figure_reported_as_spent_is_no_users_order(text, trigger_type):
+    assert offline_classify(text, "user").trigger_type == trigger_type
