@@ -14,6 +14,7 @@ from textrules.claims.parts import Subject
 from textrules.claims.relate import claim_parts
 from textrules.claims.words import ADDITION, ADVERTISER, FRAME, LIFTS_BOUND, ONLY_NON, SAYS_NO
 from textrules.signals import numbers
+from textrules.text_budget import LATIN_CHARS_PER_TOKEN, is_cjk
 
 
 def _grams(text: str) -> set[str]:
@@ -173,8 +174,9 @@ def _names_only(words: str) -> bool:
 
 
 def _mostly_chinese(text: str) -> bool:
+    # A Chinese character says about as much as a short English word (LATIN_CHARS_PER_TOKEN letters).
     said = ADVERTISER.sub(" ", text)
-    return len(re.findall(r"[\u4e00-\u9fff]", said)) * 2 >= len(re.findall(r"[A-Za-z]", said)) // 2 + 1
+    return sum(map(is_cjk, said)) * LATIN_CHARS_PER_TOKEN > sum(ch.isascii() and ch.isalpha() for ch in said)
 
 
 def _noes(text: str) -> int:
