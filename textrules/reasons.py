@@ -88,6 +88,7 @@ class ReasonCode(StrEnum):
     TOO_LITTLE_IN_COMMON = "too_little_in_common"
     IDENTITY_UNCLEAR = "identity_unclear"
     RELATION_DISPUTED = "relation_disputed"
+    RELATION_DOUBTED = "relation_doubted"
     REFINES = "refines"
     COMPATIBLE = "compatible"
     NO_CONFLICT = "no_conflict"
@@ -289,6 +290,10 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
     C.RELATION_DISPUTED: (
         "the model reads memory #%(id)s as %(model)s, the rules as %(rules)s (%(signal)s): a person decides",
         "模型判断与记忆 #%(id)s 的关系是“%(model)s”，规则判断是“%(rules)s”（%(signal)s）：由人工决定",
+    ),
+    C.RELATION_DOUBTED: (
+        "the rules read memory #%(id)s as %(rules)s (%(signal)s); the pair model trained on labelled pairs reads %(learned)s, %(p)s sure: a person decides",
+        "规则判断与记忆 #%(id)s 的关系是“%(rules)s”（%(signal)s）；基于标注样例训练的关系模型判断是“%(learned)s”（把握 %(p)s）：由人工决定",
     ),
     C.REFINES: (
         "refines memory #%(id)s (%(signal)s); written beside it",

@@ -63,7 +63,17 @@ def _signal(r: dict) -> list[str]:
     return [r.get("signal", "")] + ([r["detail"]] if r.get("detail") else [])
 
 
-_MODEL_KEYS = ("source", "rules_relation", "model_relation", "model_facet", "model_reason", "overruled")
+_MODEL_KEYS = (
+    "source",
+    "rules_relation",
+    "model_relation",
+    "model_facet",
+    "model_reason",
+    "overruled",
+    "claims_relation",
+    "learned_relation",
+    "learned_p",
+)
 
 
 def conflict(c: Candidate) -> StageOutcome:
@@ -102,6 +112,16 @@ def _conflict(c: Candidate) -> StageOutcome:
         signal = _signal(r)
         if r.get("disputed"):
             reason = Reason.of(C.RELATION_DISPUTED, id=old.pk, model=r["model_relation"], rules=r["rules_relation"], signal=signal)
+            return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
+        if r.get("doubted"):
+            reason = Reason.of(
+                C.RELATION_DOUBTED,
+                id=old.pk,
+                rules=r["claims_relation"],
+                learned=r["learned_relation"],
+                p=f"{r['learned_p']:.0%}",
+                signal=signal,
+            )
             return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
         if r["relation"] == "ambiguous":
             # One side names a part of the subject the other leaves open: superseding could

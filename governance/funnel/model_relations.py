@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from governance.funnel.related import candidate_claim, memory_claim
-from governance.funnel.relation import AMBIGUOUS, COMPATIBLE, CONTRADICTION, DUPLICATE
+from governance.funnel.relation import AMBIGUOUS, COMPATIBLE, CONTRADICTION, DUPLICATE, SUBJECT_FACETS, outcome_of
 from governance.funnel.types import Candidate, StageOutcome
 from judges.base import RelationAnswer, RelationNeighbour, RelationRequest, RelationSource
 from judges.schemas import RelationOut
@@ -43,25 +43,6 @@ if TYPE_CHECKING:
 # The nearest neighbours the model is asked about; the rest keep the rules' relation.
 MODEL_NEIGHBOURS = 5
 REASON_CHARS = 160
-
-# Parts of a subject: a difference the rules read in one of them is a different subject.
-SUBJECT_FACETS = frozenset(
-    str(f)
-    for f in (
-        Facet.ADVERTISER,
-        Facet.PLAN,
-        Facet.CATEGORY,
-        Facet.CHANNEL,
-        Facet.AUDIENCE,
-        Facet.WEEKDAY,
-        Facet.TIME_SLOT,
-        Facet.EVENT,
-        Facet.PERIOD,
-        Facet.PLACE,
-        Facet.IDENTITY,
-        Facet.CONDITION,
-    )
-)
 
 
 def relation_request(c: Candidate, related: list[dict[str, Any]]) -> RelationRequest:
@@ -93,15 +74,6 @@ def stage_relations(ctx: FunnelContext) -> StageOutcome | None:
         return None
     c.relation_answer = ctx.provider.relate(request=relation_request(c, c.related))
     return None
-
-
-def _outcome(kind: str) -> str:
-    """What a relation makes the conflict stage do with the candidate."""
-    if kind == DUPLICATE:
-        return "reinforce"
-    if kind in {CONTRADICTION, AMBIGUOUS}:
-        return "change"
-    return "beside"
 
 
 def _judged(c: Candidate, r: dict[str, Any], verdict: RelationOut) -> dict[str, Any]:
@@ -137,7 +109,7 @@ def _judged(c: Candidate, r: dict[str, Any], verdict: RelationOut) -> dict[str, 
         return disputed("the rules read a different value of the same subject and lever")
     if rules == COMPATIBLE and signal in SUBJECT_FACETS and r.get("detail"):
         return kept("the rules read a different subject")
-    if old.layer == Layer.L1 and model != CONTRADICTION and _outcome(model) != _outcome(rules):
+    if old.layer == Layer.L1 and model != CONTRADICTION and outcome_of(model) != outcome_of(rules):
         return disputed("an L1 rule changes only by an operator's review")
     if model == DUPLICATE and not (rules == DUPLICATE or (rules == COMPATIBLE and signal == str(Facet.TEXT))):
         return disputed("the rules read a difference the model calls a repeat")

@@ -21,13 +21,22 @@ budget of 5000 元 and one of 8000 元 closer still. So:
    addition the vocabulary has no name for, are neither a repeat nor surely a second rule
    -> ambiguous, for a person.
 
-Every answer names the part that decided, in words a reviewer reads without scores."""
+Every answer names the part that decided, in words a reviewer reads without scores.
+
+The rules were written pair by pair and read new wording worse than the wording they were
+written on, so a model trained on labelled pairs (textrules/claims/pair_model.py) gives a
+second opinion on what they found (`second_opinion`). The rules stay hard where they read
+something outright: the same text, a different value of the same subject and lever, a part
+of the subject read on both sides. The model never writes or supersedes on its own: it
+settles a question the rules left open only as a repeat, and parks for a person what they
+would write or reinforce when it is sure of something else."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
 from textrules.claims import (
+    UNSETTLED,
     Claim,
     ClaimRelation,
     Facet,
@@ -38,6 +47,7 @@ from textrules.claims import (
     relate_claims,
     within_bound,
 )
+from textrules.claims.pair_model import Opinion, pair_features, pair_model
 
 DUPLICATE = RelationKind.DUPLICATE.value
 CONTRADICTION = RelationKind.CONTRADICTION.value
@@ -52,6 +62,8 @@ CONTRADICTION_MARGIN = 0.12
 WORDING_DUPLICATE = 0.5
 # A "refinement" worded almost exactly like the memory is that memory repeated.
 WORDING_REPEAT = 0.8
+# From this probability on, the pair model is sure of its verdict (second_opinion).
+OPINION_SURE = 0.6
 
 
 @dataclass(frozen=True)
@@ -60,9 +72,22 @@ class Relation:
     signal: str  # the Facet that decided
     detail: str = ""  # what differed, "old → new", in the claim's own words
     matched: tuple[str, ...] = ()  # the subject parts and levers both share
+    # Set when the pair model was asked: what the rules alone said, and the model's answer.
+    rules_kind: str = ""
+    opinion: Opinion | None = None
+    doubted: bool = False  # the model, sure, disagreed with what the rules would do: a person decides
 
     def as_dict(self) -> dict[str, object]:
-        return {"relation": self.kind, "signal": self.signal, "detail": self.detail, "matched": list(self.matched)}
+        found: dict[str, object] = {"relation": self.kind, "signal": self.signal, "detail": self.detail, "matched": list(self.matched)}
+        if self.opinion is not None:
+            found.update(
+                claims_relation=self.rules_kind,
+                learned_relation=self.opinion.relation,
+                learned_p=round(self.opinion.probability, 3),
+            )
+        if self.doubted:
+            found["doubted"] = True
+        return found
 
 
 # Refinements the words do tell apart: one more number for the lever, or an advertiser's
@@ -89,12 +114,101 @@ def relate(
     related_cosine: float,
     exception_to_global: bool = False,
     identity: Identity | None = None,
+    learned: bool = True,
 ) -> Relation | None:
     """None when the two are not about the same thing. `wording`: how the two texts' words
     compare (textrules.claims Wording). `exception_to_global`: the old memory holds for
     everyone and the new one for one advertiser only, so a different rule for that
     advertiser is an exception, not a contradiction. `identity`: the names each side gives
-    its subject and what the store knows of them (an identity question when unknown)."""
+    its subject and what the store knows of them (an identity question when unknown).
+    `learned`: ask the pair model for a second opinion (never about an L1 rule: a changed
+    rule goes to an operator, whatever a model makes of the words)."""
+    found = rules_relation(
+        new,
+        old,
+        cosine=cosine,
+        same_text=same_text,
+        wording=wording,
+        related_cosine=related_cosine,
+        exception_to_global=exception_to_global,
+        identity=identity,
+    )
+    if found is None or same_text or not learned:
+        return found
+    features = pair_features(new, old, wording=wording, cosine=cosine, rules=found.kind, rules_facet=found.signal)
+    return second_opinion(found, pair_model().opinion(features), new=new)
+
+
+def outcome_of(kind: str) -> str:
+    """What a relation makes the conflict stage do with the candidate."""
+    if kind == DUPLICATE:
+        return "reinforce"
+    if kind in {CONTRADICTION, AMBIGUOUS}:
+        return "change"
+    return "beside"
+
+
+def second_opinion(found: Relation, opinion: Opinion, *, new: Claim) -> Relation:
+    """The rules' relation with the pair model's opinion applied where the rules allow it.
+    A wrong memory is worse than a missing one, so the model never writes and never
+    supersedes on its own; it only counts where it disagrees on what happens to the
+    statement (reinforced, written beside, parked):
+    - hard, whatever it says: a contradiction the rules read (a value, a switch, a
+      polarity of the same subject and lever), a part of the subject the rules read on both
+      sides (another subject, or a change they cannot tell from one: "安卓包" / "iOS包"),
+      and an unsettled statement (a question is never a repeat or a rule);
+    - where the rules could not tell and named no difference (nothing read in common, one
+      side naming a part the other leaves open), a model sure of a repeat reinforces;
+    - where the rules would write beside or reinforce, a model sure of something else parks
+      the pair for a person."""
+    asked = replace(found, rules_kind=found.kind, opinion=opinion)
+    if opinion.relation == found.kind or outcome_of(opinion.relation) == outcome_of(found.kind):
+        # Refinement or compatible, contradiction or ambiguous: the same thing happens.
+        return asked
+    if found.kind == CONTRADICTION or new.stance in UNSETTLED:
+        return asked
+    if found.signal in SUBJECT_FACETS and found.detail and found.kind in {COMPATIBLE, AMBIGUOUS}:
+        return asked
+    sure = opinion.probability >= OPINION_SURE
+    if found.kind == AMBIGUOUS:
+        return replace(asked, kind=DUPLICATE) if sure and opinion.relation == DUPLICATE else asked
+    # Its doubts alone park nothing: on pairs unlike the labelled ones (another lever, another
+    # language) the model hedges between every relation, and would park half the traffic.
+    return replace(asked, kind=AMBIGUOUS, doubted=True) if sure else asked
+
+
+# Parts of a subject: a difference the rules read in one of them is a different subject.
+SUBJECT_FACETS = frozenset(
+    str(f)
+    for f in (
+        Facet.ADVERTISER,
+        Facet.PLAN,
+        Facet.CATEGORY,
+        Facet.CHANNEL,
+        Facet.AUDIENCE,
+        Facet.WEEKDAY,
+        Facet.TIME_SLOT,
+        Facet.EVENT,
+        Facet.PERIOD,
+        Facet.PLACE,
+        Facet.IDENTITY,
+        Facet.CONDITION,
+    )
+)
+
+
+def rules_relation(
+    new: Claim,
+    old: Claim,
+    *,
+    cosine: float,
+    same_text: bool,
+    wording: Wording,
+    related_cosine: float,
+    exception_to_global: bool = False,
+    identity: Identity | None = None,
+) -> Relation | None:
+    """What the claim rules alone say of the pair (relate's arguments)."""
     if same_text:
         return Relation(DUPLICATE, str(Facet.TEXT))
     claims = relate_claims(new, old, wording=wording.overlap, identity=identity)
