@@ -56,6 +56,12 @@ def evidence_volume(
     return found
 
 
+def observation_spans(text: str) -> list[tuple[int, int]]:
+    """Where the words state what an observation rests on ("观察21天", "样本3万转化", "over
+    14 days"): a figure there is the observation's size, never a value it reports."""
+    return [m.span() for patterns in _TEXT.values() for rx in patterns for m in rx.finditer(text or "")]
+
+
 # Stronger when some shared measure is at least this many times the other's and none is smaller.
 STRONGER_BY = 2.0
 

@@ -86,6 +86,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_REINFORCED = "duplicate_reinforced"
     SUBJECT_UNCLEAR = "subject_unclear"
     TOO_LITTLE_IN_COMMON = "too_little_in_common"
+    FINDINGS_UNCOMPARED = "findings_uncompared"
     IDENTITY_UNCLEAR = "identity_unclear"
     RELATION_DISPUTED = "relation_disputed"
     RELATION_DOUBTED = "relation_doubted"
@@ -282,6 +283,10 @@ TEMPLATES: dict[ReasonCode, tuple[str, str]] = {
     C.TOO_LITTLE_IN_COMMON: (
         "may repeat memory #%(id)s, but the two are worded differently and nothing the rules read makes them one statement (no figure or value in common): a person decides",
         "可能与记忆 #%(id)s 重复，但两者措辞不同，规则读出的内容也不足以认定为同一陈述（没有共同的数字或取值）：由人工决定",
+    ),
+    C.FINDINGS_UNCOMPARED: (
+        "may contradict memory #%(id)s: one judges a metric and the other reports how it moved (%(signal)s), which the rules cannot set side by side: a person decides",
+        "可能与记忆 #%(id)s 矛盾：一方评判某项指标，另一方报告它的变化（%(signal)s），规则无法直接比较：由人工决定",
     ),
     C.IDENTITY_UNCLEAR: (
         "may be about the same thing as memory #%(id)s under another name (%(names)s); alike in every other part, and nothing known says whether the two names are one thing: a person decides",

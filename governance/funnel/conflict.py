@@ -131,6 +131,9 @@ def _conflict(c: Candidate) -> StageOutcome:
                 # Two names for the subject, nothing known ties or parts them: the reviewer is asked that.
                 reason = Reason.of(C.IDENTITY_UNCLEAR, id=old.pk, names=r.get("detail", ""))
                 return StageOutcome("conflict", "PENDING_REVIEW", [reason], scores)
+            if part == Facet.METRIC:
+                # A judgement and a reported move of one metric: they may disagree, and the rules cannot tell.
+                return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.FINDINGS_UNCOMPARED, id=old.pk, signal=signal)], scores)
             if part == Facet.UNREAD:
                 # Nothing read in common: neither a repeat to reinforce nor a rule to write beside.
                 return StageOutcome("conflict", "PENDING_REVIEW", [Reason.of(C.TOO_LITTLE_IN_COMMON, id=old.pk)], scores)

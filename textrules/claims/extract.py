@@ -78,6 +78,7 @@ from textrules.claims.words import (
     WOULD,
     WOULD_SHORT,
 )
+from textrules.evidence import observation_spans
 
 
 def _names(table: Mapping[str, re.Pattern[str]], text: str) -> frozenset[str]:
@@ -248,8 +249,11 @@ def _role_at(text: str, start: int, end: int) -> str:
 
 def _quantities(text: str) -> tuple[Quantity, ...]:
     plain = OPEN_TIME.sub(" ", s.without_time_ranges(AGE_RANGE.sub(" ", text)))
+    observed = observation_spans(plain)
     out: list[Quantity] = []
     for m in re.finditer(r"(?<![A-Za-z_0-9.])(\d+(?:\.\d+)?)", plain):
+        if any(start <= m.start() < end for start, end in observed):
+            continue  # the size of the observation ("观察21天", "样本3万"), not a figure it reports
         tail = plain[m.end() : m.end() + 1]
         value = float(m.group(1))
         if tail in {"年", "月", "日", "号", "/", "期"} or (1900 <= value <= 2100 and tail != "元"):

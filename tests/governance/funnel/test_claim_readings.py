@@ -538,3 +538,41 @@ def test_a_new_value_said_as_an_instruction_is_a_correction(text, correction):
 )
 def test_a_figure_reported_as_spent_is_no_users_order(text, trigger_type):
     assert offline_classify(text, "user").trigger_type == trigger_type
+
+
+@pytest.mark.parametrize(
+    "text,figures",
+    [
+        ("brand_T 抖音信息流 CPA 40，观察21天、样本3万转化", [("cpa", 40.0)]),
+        ("brand_T Douyin feed CPA 40 over a sample of 30k clicks", [("cpa", 40.0)]),
+        ("adv_fin_01 基金定投广告 ROI 2.1 over 14 days", [("roi", 2.1)]),
+        ("连续3周ROI低于1.5", [("roi", 1.5)]),
+    ],
+)
+def test_the_size_of_an_observation_is_no_figure_it_reports(text, figures):
+    # "样本3万" and "观察21天" say what the CPA rests on (textrules/evidence.py), not a second CPA.
+    assert [(q.role, q.value) for q in extract_claim(text).quantities] == figures
+
+
+def test_one_figure_seen_over_two_windows_is_one_figure():
+    # Read as CPAs, the windows would make two reports of CPA 40 contradict each other.
+    found = relation_between("brand_T 抖音信息流 CPA 40，观察7天", "brand_T 抖音信息流 CPA 40，观察21天、样本3万转化")
+    assert found is not None and found.kind == "duplicate", found
+
+
+def test_a_judgement_and_a_reported_move_of_one_metric_go_to_a_person(trigger):
+    # Not a narrower statement because the second one has figures: the two findings may disagree
+    # ("真人出镜 has the higher CTR" / "switching away from 真人出镜 raised the CTR").
+    old = remembered("adv_food_02 抖音信息流用真人出镜比纯产品图CTR高（观察2周）", advertiser="adv_food_02", source="tool")
+    found = relation_between(old.content, "adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%")
+    assert found is not None and (found.kind, found.signal) == ("ambiguous", "metric"), found
+    new = trigger(
+        "performance_optimization",
+        summary="adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%",
+        data={"changed_variables": ["素材类型"], "before": {"ctr": 0.021}, "after": {"ctr": 0.026}, "sample_size": 90000},
+        source="tool",
+        advertiser="adv_food_02",
+    )
+    assert new.action == "PENDING_REVIEW", new.reasons
+    old.refresh_from_db()
+    assert (old.status, old.reinforcement_count) == ("active", 0)

@@ -3,6 +3,8 @@ governance/funnel/relation.py): what it was trained on, how far it may move the 
 verdict, and what a reviewer reads when it parks a pair."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from governance.funnel.relation import SUBJECT_FACETS, Relation, second_opinion
 from governance.models import Trace
 from memories.models import Memory
+from tests.subprocess_env import isolated_env
 from textrules.claims import Facet, Wording, extract_claim
 from textrules.claims.pair_model import RULE_ANSWERS, WEIGHTS_FILE, Opinion, pair_features, pair_model
 from textrules.reasons import Reason, ReasonCode, render
@@ -31,6 +34,23 @@ def test_the_weights_saw_only_the_train_splits():
     assert not trained_on & held_out
     # Every other labelled pair was used: none left out by hand.
     assert trained_on == labelled_pairs - held_out
+
+
+@pytest.mark.slow
+def test_the_shipped_weights_are_what_the_train_split_gives_today():
+    # A change of the claim rules changes the features: the weights must be trained again
+    # (scripts/train_pair_model.py), or the model reads pairs unlike those it learned from.
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "scripts/train_pair_model.py", "--check"],
+        cwd=root,
+        env=isolated_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the shipped weights match a fresh training" in done.stdout
 
 
 def test_the_weights_read_the_features_the_code_computes():
