@@ -65,11 +65,21 @@ def read_features(pairs: list[dict[str, Any]]) -> list[dict[str, float]]:
     from governance.knowledge.entities.selectors import subject_identity
     from lingix_config import config
     from memories.embeddings.passage_cache import embed_passages_cached
+    from memories.embeddings.store import embedding_text
+    from memories.models import Memory
     from textrules.claims import Wording, extract_claim
     from textrules.claims.pair_model import pair_features
 
     texts = [t for p in pairs for t in (p["old"]["content"], _text(p["new"]))]
-    vectors = embed_passages_cached(texts)
+    # Embedded as the funnel embeds them (governance/funnel/related.py): a stored memory with its
+    # category, a proposal with its category or else its trigger type.
+    embedded = []
+    for p in pairs:
+        proposal = p["new"]
+        category = (proposal.get("data") or {}).get("category") or proposal.get("trigger") or proposal.get("event_type") or ""
+        embedded.append(embedding_text(Memory(content=p["old"]["content"], category=p["old"].get("category") or "")))
+        embedded.append(embedding_text(Memory(content=_text(proposal), category=str(category))))
+    vectors = embed_passages_cached(embedded)
     rows = []
     for i, p in enumerate(pairs):
         old_text, new_text = texts[2 * i], texts[2 * i + 1]
@@ -159,12 +169,9 @@ def main() -> int:
     text = json.dumps(model, ensure_ascii=False) + "\n"
     if args.check:
         shipped = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
-        same = shipped["features"] == model["features"] and shipped["trained_on"] == model["trained_on"]
-        drift = (
-            max(abs(a - b) for ra, rb in zip(shipped["weights"], model["weights"], strict=True) for a, b in zip(ra, rb, strict=True))
-            if same
-            else float("inf")
-        )
+        same = all(shipped[key] == model[key] for key in ("features", "classes", "trained_on"))
+        numbers = [(shipped[key], model[key]) for key in ("mean", "scale")] + list(zip(shipped["weights"], model["weights"], strict=False))
+        drift = max(abs(a - b) for old, new in numbers for a, b in zip(old, new, strict=True)) if same else float("inf")
         if drift > 1e-3:
             print(f"the shipped weights differ from a fresh training (largest weight drift {drift:.4f}): run without --check")
             return 1

@@ -56,10 +56,16 @@ def evidence_volume(
     return found
 
 
+# Words that make a span the size of something seen, not a duration ordered: "持续3天" and "run
+# it for 14 days" may set how long a change runs, "观察3周", "样本3万", "近3天", "over the past
+# 14 days" cannot.
+_OBSERVED = re.compile(r"观察|样本|试跑|近\s*\d|过去|曝光|展现|sample|impression|\b(?:last|past)\b", re.I)
+
+
 def observation_spans(text: str) -> list[tuple[int, int]]:
-    """Where the words state what an observation rests on ("观察21天", "样本3万转化", "over
-    14 days"): a figure there is the observation's size, never a value it reports."""
-    return [m.span() for patterns in _TEXT.values() for rx in patterns for m in rx.finditer(text or "")]
+    """Where the words state what an observation rests on ("观察21天", "样本3万转化", "over the
+    past 14 days"): a figure there is the observation's size, never a value it reports."""
+    return [m.span() for patterns in _TEXT.values() for rx in patterns for m in rx.finditer(text or "") if _OBSERVED.search(m.group())]
 
 
 # Stronger when some shared measure is at least this many times the other's and none is smaller.

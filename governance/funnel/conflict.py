@@ -73,6 +73,7 @@ _MODEL_KEYS = (
     "claims_relation",
     "learned_relation",
     "learned_p",
+    "doubted",
 )
 
 

@@ -54,7 +54,7 @@ def relation_request(c: Candidate, related: list[dict[str, Any]]) -> RelationReq
                 id=r["memory"].pk,
                 content=r["memory"].content,
                 claim=memory_claim(r["memory"]).as_dict(),
-                relation=r["relation"],
+                relation=r.get("claims_relation", r["relation"]),
                 facet=r.get("signal", ""),
                 detail=r.get("detail", ""),
             )
@@ -78,8 +78,10 @@ def stage_relations(ctx: FunnelContext) -> StageOutcome | None:
 
 def _judged(c: Candidate, r: dict[str, Any], verdict: RelationOut) -> dict[str, Any]:
     """The neighbour `r` (the rules' relation) with the model's verdict applied where the
-    hard rules allow it (module docstring)."""
-    rules, model = r["relation"], str(verdict.relation)
+    hard rules allow it (module docstring). The gateway's model stands in for the pair model:
+    its verdict is weighed against what the claim rules alone said."""
+    rules, model = r.get("claims_relation", r["relation"]), str(verdict.relation)
+    r = {key: value for key, value in r.items() if key != "doubted"} | {"relation": rules}
     entry = {
         **r,
         "source": str(RelationSource.MODEL),

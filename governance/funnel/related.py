@@ -104,7 +104,7 @@ def relation(
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
         identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),
-        learned=memory.layer != Layer.L1,
+        learned=Layer.L1 not in (memory.layer, c.layer),
     )
     if memory.layer != c.layer:
         found = against_rule(found, rule=old, rule_text=memory.content, other=new, other_text=c.content)

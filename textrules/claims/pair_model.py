@@ -17,20 +17,20 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
 from textrules.claims.parts import Claim, Facet, RelationKind, Stance
 from textrules.claims.relate import claim_parts
 from textrules.claims.wording import Wording
+from textrules.claims.words import ADVERTISER
+from textrules.signals import numbers
 
 WEIGHTS_FILE = Path(__file__).with_name("pair_model.json")
 # What the rules may answer, "none" when they found the two unrelated.
 RULE_ANSWERS = (*(str(k) for k in RelationKind), "none")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _sides(a: frozenset[Any], b: frozenset[Any]) -> tuple[float, float, float]:
@@ -75,7 +75,8 @@ def pair_features(new: Claim, old: Claim, *, wording: Wording, cosine: float, ru
         "old_states_value": float(old.states_a_value),
     }
     f |= {f"stance:{s}": float(new.stance == s) for s in Stance}
-    numbers_old, numbers_new = set(_NUMBER.findall(wording.old)), set(_NUMBER.findall(wording.new))
+    # The figures of each text, advertiser ids left out ("adv_fin_01" is no figure 1).
+    numbers_old, numbers_new = (set(numbers(ADVERTISER.sub(" ", text))) for text in (wording.old, wording.new))
     f |= {
         "numbers:jaccard": len(numbers_old & numbers_new) / max(1, len(numbers_old | numbers_new)),
         "numbers:equal": float(bool(numbers_old) and numbers_old == numbers_new),
@@ -98,10 +99,14 @@ class PairModel:
     classes: tuple[str, ...]
     weights: tuple[tuple[float, ...], ...]  # one row per feature, then the bias row
 
+    @cached_property
+    def _known(self) -> frozenset[str]:
+        return frozenset(self.features)
+
     def opinion(self, features: dict[str, float]) -> Opinion:
         """The most probable relation. A feature the weights do not know is an error, not
         a silent zero: the weights were trained on another feature list."""
-        unknown = set(features) - set(self.features)
+        unknown = features.keys() - self._known
         if unknown:
             raise ValueError(f"pair model weights do not know the features {sorted(unknown)[:3]}: retrain them")
         x = [(features.get(name, 0.0) - m) / s for name, m, s in zip(self.features, self.mean, self.scale, strict=True)]

@@ -388,17 +388,32 @@ def _relate(new: Claim, old: Claim, *, wording: float | None, places: bool) -> C
         return ClaimRelation(RelationKind.AMBIGUOUS, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
     if conditions_differ:
         return ClaimRelation(RelationKind.COMPATIBLE, Facet.CONDITION, _show(old.conditions), _show(new.conditions), tuple(matched))
+    findings = _judgement_beside_move(new, old)
+    if findings:
+        return ClaimRelation(RelationKind.AMBIGUOUS, Facet.METRIC, *findings, tuple(matched))
     more_numbers = {q.role for q in new.quantities} - {q.role for q in old.quantities}
     if {r.split("/")[0] for r in more_numbers} & ({str(t) for t in shared} | {m for m in new.metrics}):
-        if old.assessments and new.trends and not new.assessments:
-            # The old one judges ("实拍比CG的CTR低"), the new one reports a move with figures
-            # ("换成实拍后CTR从1.4%升到1.9%"): two findings about one metric the claims cannot set
-            # side by side, which may well disagree. Not a narrower statement: a person decides.
-            before = "、".join(_scale_word(scale, side) for scale, side in sorted(old.assessments))
-            after = "、".join(f"{metric} {_direction_word(sign)}" for metric, sign in sorted(new.trends))
-            return ClaimRelation(RelationKind.AMBIGUOUS, Facet.METRIC, before, after, tuple(matched))
         return ClaimRelation(RelationKind.REFINEMENT, Facet.VALUE, "", "、".join(sorted(more_numbers)), tuple(matched))
     return ClaimRelation(RelationKind.DUPLICATE, Facet.VALUE, "", "", tuple(matched))
+
+
+def _judgement_beside_move(new: Claim, old: Claim) -> tuple[str, str] | None:
+    """One side judges a metric ("实拍比CG的CTR低"), the other reports how it moved
+    ("换成实拍后CTR从1.4%升到1.9%"), in either order: two findings the claims cannot set side by
+    side, which may well disagree. Neither a narrower statement nor a repeat: (before, after)
+    in words, for a person."""
+
+    def judged(c: Claim) -> str:
+        return "、".join(_scale_word(scale, side) for scale, side in sorted(c.assessments))
+
+    def moved(c: Claim) -> str:
+        return "、".join(f"{metric} {_direction_word(sign)}" for metric, sign in sorted(c.trends))
+
+    if old.assessments and new.trends and not new.assessments and not old.trends:
+        return judged(old), moved(new)
+    if new.assessments and old.trends and not old.assessments and not new.trends:
+        return moved(old), judged(new)
+    return None
 
 
 def _bound_sides(text: str) -> dict[float, int]:

@@ -186,8 +186,8 @@ def _noes(text: str) -> int:
 
 
 class Wording:
-    """Every wording measure of one pair, each read when a rule first asks for it: the overlap
-    for every pair, the rest only for the few relations that turn on them."""
+    """Every wording measure of one pair, each read when first asked for and kept: the rules
+    ask for a few, the pair model (pair_model.py) for all of them."""
 
     def __init__(self, old: str, new: str) -> None:
         self.old, self.new = old, new

@@ -1,11 +1,11 @@
-"""What the claim tests share: one pair related as the funnel relates it (the bundled
+"""What the claim tests share: one pair related as the claim rules relate it (the bundled
 embedder's cosine, the claims, the wording), a user's statement ingested under the
 advertiser its text names, as the credential would scope it, and a memory already in the
 store as a tool or an operator left it."""
 
 import re
 
-from governance.funnel.relation import Relation, relate
+from governance.funnel.relation import Relation, rules_relation
 from memories.embeddings import get_embedder
 from memories.storage import memory_create
 from textrules.claims import Wording, extract_claim
@@ -14,8 +14,10 @@ _NAMED_ADVERTISER = re.compile(r"\b(?:brand|adv)_[A-Za-z0-9_]+", re.A)
 
 
 def relation_between(old: str, new: str, advertiser: str | None = None) -> Relation | None:
+    """What the claim rules alone make of the pair; the pair model's second opinion on top of
+    them is tested apart (test_pair_model.py) and end to end through the funnel."""
     va, vb = get_embedder().embed_passages([old, new])
-    return relate(
+    return rules_relation(
         extract_claim(new, advertiser=advertiser),
         extract_claim(old, advertiser=advertiser),
         cosine=float(va @ vb),

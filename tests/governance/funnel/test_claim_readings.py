@@ -545,8 +545,10 @@ def test_a_figure_reported_as_spent_is_no_users_order(text, trigger_type):
     [
         ("brand_T 抖音信息流 CPA 40，观察21天、样本3万转化", [("cpa", 40.0)]),
         ("brand_T Douyin feed CPA 40 over a sample of 30k clicks", [("cpa", 40.0)]),
-        ("adv_fin_01 基金定投广告 ROI 2.1 over 14 days", [("roi", 2.1)]),
-        ("连续3周ROI低于1.5", [("roi", 1.5)]),
+        ("adv_fin_01 基金定投广告 ROI 2.1 over the past 14 days", [("roi", 2.1)]),
+        ("近3天CTR下降到1.2%", [("ctr", 1.2)]),
+        # How long an ordered change runs is its own figure: 持续3天 and 持续7天 differ.
+        ("brand_A 周末出价上浮20%，持续3天", [("bid", 20.0), ("bid", 3.0)]),
     ],
 )
 def test_the_size_of_an_observation_is_no_figure_it_reports(text, figures):
@@ -558,14 +560,28 @@ def test_one_figure_seen_over_two_windows_is_one_figure():
     # Read as CPAs, the windows would make two reports of CPA 40 contradict each other.
     found = relation_between("brand_T 抖音信息流 CPA 40，观察7天", "brand_T 抖音信息流 CPA 40，观察21天、样本3万转化")
     assert found is not None and found.kind == "duplicate", found
+    # An ordered duration changed is a changed rule, not a window.
+    found = relation_between("brand_A 周末出价上浮20%，持续3天", "用户纠正：brand_A 周末出价上浮20%，持续7天")
+    assert found is not None and found.kind == "contradiction", found
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("adv_food_02 抖音信息流用真人出镜比纯产品图CTR高（观察2周）", "adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%"),
+        # The other way round: a move reported first, a judgement after.
+        ("adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%", "adv_food_02 抖音信息流用真人出镜比纯产品图CTR高"),
+    ],
+)
+def test_a_judgement_beside_a_reported_move_is_no_refinement_or_repeat(old, new):
+    found = relation_between(old, new)
+    assert found is not None and (found.kind, found.signal) == ("ambiguous", "metric"), found
 
 
 def test_a_judgement_and_a_reported_move_of_one_metric_go_to_a_person(trigger):
     # Not a narrower statement because the second one has figures: the two findings may disagree
     # ("真人出镜 has the higher CTR" / "switching away from 真人出镜 raised the CTR").
     old = remembered("adv_food_02 抖音信息流用真人出镜比纯产品图CTR高（观察2周）", advertiser="adv_food_02", source="tool")
-    found = relation_between(old.content, "adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%")
-    assert found is not None and (found.kind, found.signal) == ("ambiguous", "metric"), found
     new = trigger(
         "performance_optimization",
         summary="adv_food_02 抖音信息流把真人出镜换成纯产品图后，CTR从2.1%升到2.6%",
