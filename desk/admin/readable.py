@@ -146,6 +146,11 @@ KEY_LABELS = {
     # the conflict stage's relation
     "relation_source": _("decided from"),
     "facet": _("deciding part"),
+    # the pair model's second opinion (governance/funnel/relation.py)
+    "claims_relation": _("relation by the claim rules"),
+    "learned_relation": _("relation by the pair model"),
+    "learned_p": _("pair model's certainty"),
+    "doubted": _("doubted by the pair model"),
     # reflection reports
     "as_of": _("as of"),
     "run_by": _("run by"),
