@@ -61,7 +61,7 @@ def labelled_pairs() -> list[dict[str, Any]]:
 
 
 def read_features(pairs: list[dict[str, Any]]) -> list[dict[str, float]]:
-    from governance.funnel.relation import rules_relation
+    from governance.funnel.relation import relate
     from governance.knowledge.entities.selectors import subject_identity
     from lingix_config import config
     from memories.embeddings.passage_cache import embed_passages_cached
@@ -88,7 +88,7 @@ def read_features(pairs: list[dict[str, Any]]) -> list[dict[str, float]]:
         old = extract_claim(old_text, advertiser=p["old"].get("advertiser"), data=p["old"].get("data"))
         cosine = float(vectors[2 * i] @ vectors[2 * i + 1])
         wording = Wording(old_text, new_text)
-        found = rules_relation(
+        found = relate(
             new,
             old,
             cosine=cosine,

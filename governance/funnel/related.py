@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from governance.funnel.relation import against_rule, relate, rule_in_scope
+from governance.funnel.relation import against_rule, relate, rule_in_scope, with_second_opinion
 from governance.funnel.types import Candidate
 from governance.knowledge.entities.selectors import subject_identity
 from lingix_config import config
@@ -95,17 +95,19 @@ def relation(
     new, old = candidate_claim(c), memory_claim(memory)
     if memory.layer != c.layer:
         old = rule_in_scope(old, new)
+    wording = Wording(memory.content, c.content)
     found = relate(
         new,
         old,
         cosine=cosine,
         same_text=same_hash,
-        wording=Wording(memory.content, c.content),
+        wording=wording,
         related_cosine=config().memory_related_cosine,
         exception_to_global=exception_to_global,
         identity=subject_identity(old_text=memory.content, new_text=c.content, advertiser=c.advertiser),
-        learned=Layer.L1 not in (memory.layer, c.layer),
     )
+    if found is not None and not same_hash and Layer.L1 not in (memory.layer, c.layer):
+        found = with_second_opinion(found, new, old, wording=wording, cosine=cosine)
     if memory.layer != c.layer:
         found = against_rule(found, rule=old, rule_text=memory.content, other=new, other_text=c.content)
     return found.as_dict() if found else None

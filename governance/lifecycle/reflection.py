@@ -103,8 +103,6 @@ def contradiction_between(
         wording=Wording(a.memory.content, b.memory.content),
         related_cosine=config().memory_related_cosine,
         identity=subject_identity(old_text=a.memory.content, new_text=b.memory.content, advertiser=advertiser, known=known),
-        # Only a contradiction counts here, and the pair model never makes one.
-        learned=False,
     )
     if rule:
         found = against_rule(found, rule=a.claim, rule_text=a.memory.content, other=b.claim, other_text=b.memory.content)

@@ -5,7 +5,7 @@ store as a tool or an operator left it."""
 
 import re
 
-from governance.funnel.relation import Relation, rules_relation
+from governance.funnel.relation import Relation, relate
 from memories.embeddings import get_embedder
 from memories.storage import memory_create
 from textrules.claims import Wording, extract_claim
@@ -17,7 +17,7 @@ def relation_between(old: str, new: str, advertiser: str | None = None) -> Relat
     """What the claim rules alone make of the pair; the pair model's second opinion on top of
     them is tested apart (test_pair_model.py) and end to end through the funnel."""
     va, vb = get_embedder().embed_passages([old, new])
-    return rules_relation(
+    return relate(
         extract_claim(new, advertiser=advertiser),
         extract_claim(old, advertiser=advertiser),
         cosine=float(va @ vb),
